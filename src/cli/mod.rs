@@ -1,0 +1,129 @@
+//! The command line: clap definitions, dispatch, and the mapping of every outcome to an
+//! exit code. Usage errors exit 64 (not clap's 2, which here means "contract violation").
+
+mod check;
+mod schema;
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+use crate::errors::ExpectedError;
+use crate::exit_code;
+
+/// Contract verifier and CI gate for LLM agent Skills: proves that a Skill fails loudly
+/// and predictably when the tools it depends on are missing, instead of silently
+/// degrading into a confident, fabricated answer.
+#[derive(Debug, Parser)]
+#[command(
+    name = "fibon-verify",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+
+    /// The project config.
+    #[arg(long, global = true, value_name = "PATH", default_value = "fibon.yaml")]
+    config: PathBuf,
+
+    /// When to colour human output.
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
+    color: Color,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Validate contracts, scenarios and the config; report every problem in every file.
+    Check(check::CheckArgs),
+    /// Print the JSON Schema of a file kind (for editors and other tools).
+    Schema(schema::SchemaArgs),
+}
+
+/// When to colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Color {
+    /// When stderr is a terminal and `NO_COLOR` is unset.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl Color {
+    fn enabled(self) -> bool {
+        match self {
+            Color::Always => true,
+            Color::Never => false,
+            Color::Auto => {
+                std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+            }
+        }
+    }
+}
+
+/// What every subcommand gets besides its own arguments.
+pub(crate) struct Globals {
+    pub(crate) config: PathBuf,
+    pub(crate) color: bool,
+    /// Running under GitHub Actions: also print workflow-command annotations.
+    pub(crate) github: bool,
+}
+
+/// Parses the command line, runs the command and returns the process exit code.
+pub fn main_impl() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let code = match err.kind() {
+                clap::error::ErrorKind::DisplayHelp
+                | clap::error::ErrorKind::DisplayVersion
+                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    exit_code::SUCCESS
+                }
+                _ => exit_code::USAGE,
+            };
+            let _ = err.print();
+            return code;
+        }
+    };
+    let globals = Globals {
+        config: cli.config,
+        color: cli.color.enabled(),
+        github: std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
+    };
+    let result = match cli.command {
+        Command::Check(args) => check::run(&globals, args),
+        Command::Schema(args) => schema::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(ExpectedError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+            exit_code::SUCCESS
+        }
+        Err(err) => {
+            let mut stderr = std::io::stderr().lock();
+            let _ = writeln!(stderr, "error: {err}");
+            if let Some(help) = err.help() {
+                let _ = writeln!(stderr, "  help: {help}");
+            }
+            err.exit_code()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+}

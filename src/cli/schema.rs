@@ -1,0 +1,22 @@
+//! `fibon-verify schema KIND`: prints the JSON Schema of contracts, scenarios or the
+//! config — the same schema `check` validates with, and `schemas/*.json` commits.
+
+use std::io::Write;
+
+use crate::errors::ExpectedError;
+use crate::exit_code;
+use crate::schema::FileKind;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct SchemaArgs {
+    /// The file kind.
+    kind: FileKind,
+}
+
+pub(crate) fn run(args: SchemaArgs) -> Result<i32, ExpectedError> {
+    let text = serde_json::to_string_pretty(args.kind.schema()).expect("a Value serializes");
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{text}")?;
+    out.flush()?;
+    Ok(exit_code::SUCCESS)
+}

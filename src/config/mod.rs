@@ -1,0 +1,9 @@
+//! `fibon.yaml`: where the contracts and scenarios are, the target, the platform, the
+//! matrix and the report directory.
+
+mod model;
+pub mod raw;
+mod validate;
+
+pub use model::*;
+pub use validate::{DEFAULT_TIMEOUT, validate};

@@ -1,0 +1,165 @@
+//! The validated config: paths resolved against the config file, durations parsed, the
+//! target checked against its kind.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The kinds of system under test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetKind {
+    /// A process: the request on stdin, the response on stdout.
+    Command,
+    /// An HTTP endpoint: the request POSTed, the response in the body.
+    Http,
+    /// An OpenAI-compatible chat model driven by fibon-verify itself.
+    Openai,
+    /// Recorded conversations re-checked without invoking anything.
+    Replay,
+}
+
+impl TargetKind {
+    /// The name as written in `fibon.yaml`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TargetKind::Command => "command",
+            TargetKind::Http => "http",
+            TargetKind::Openai => "openai",
+            TargetKind::Replay => "replay",
+        }
+    }
+}
+
+/// The validated `fibon.yaml`.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The config file (None when running without one).
+    pub path: Option<PathBuf>,
+    /// Contract files and folders, resolved.
+    pub contracts: Vec<PathBuf>,
+    /// Scenario files and folders, resolved.
+    pub scenarios: Vec<PathBuf>,
+    /// The system under test, if configured.
+    pub target: Option<Target>,
+    /// The platform.
+    pub platform: Platform,
+    /// Matrix settings.
+    pub matrix: Matrix,
+    /// The report directory, resolved.
+    pub report_dir: PathBuf,
+}
+
+/// The system under test.
+#[derive(Debug, Clone)]
+pub enum Target {
+    /// A process.
+    Command {
+        /// argv.
+        command: Vec<String>,
+        /// Extra environment.
+        env: IndexMap<String, String>,
+        /// Working directory.
+        cwd: Option<PathBuf>,
+        /// Per-cell timeout.
+        timeout: Duration,
+    },
+    /// An HTTP endpoint.
+    Http {
+        /// Where the request is POSTed.
+        url: url::Url,
+        /// Request headers.
+        headers: IndexMap<String, String>,
+        /// Per-cell timeout.
+        timeout: Duration,
+    },
+    /// An OpenAI-compatible model.
+    Openai {
+        /// API base URL.
+        base_url: url::Url,
+        /// Model name.
+        model: String,
+        /// The variable holding the API key.
+        api_key_env: Option<String>,
+        /// System prompt.
+        system_prompt: Option<String>,
+        /// Most tool-calling rounds.
+        max_steps: u32,
+        /// Sampling temperature.
+        temperature: f64,
+        /// `auto`, `required` or `none`.
+        tool_choice: String,
+        /// Per-cell timeout.
+        timeout: Duration,
+    },
+    /// Recorded conversations.
+    Replay {
+        /// History JSONL.
+        history: PathBuf,
+    },
+}
+
+/// The target platform.
+#[derive(Debug, Clone, Default)]
+pub struct Platform {
+    /// Upstream MCP servers.
+    pub mcp_servers: Vec<McpServer>,
+    /// Installed plugins and their versions.
+    pub plugins: IndexMap<String, semver::Version>,
+    /// Granted scopes.
+    pub scopes: Vec<String>,
+    /// Named network endpoints.
+    pub network: IndexMap<String, String>,
+}
+
+/// An upstream MCP server.
+#[derive(Debug, Clone)]
+pub struct McpServer {
+    /// Its name.
+    pub name: String,
+    /// How to reach it.
+    pub transport: McpTransport,
+}
+
+/// How an upstream MCP server is reached.
+#[derive(Debug, Clone)]
+pub enum McpTransport {
+    /// A child process speaking newline-delimited JSON-RPC on stdio.
+    Stdio {
+        /// argv.
+        command: Vec<String>,
+        /// Extra environment.
+        env: IndexMap<String, String>,
+    },
+    /// Streamable HTTP.
+    Http {
+        /// The endpoint.
+        url: url::Url,
+        /// Request headers.
+        headers: IndexMap<String, String>,
+    },
+}
+
+/// Matrix settings.
+#[derive(Debug, Clone)]
+pub struct Matrix {
+    /// Cells at once.
+    pub jobs: u32,
+    /// Runs per cell.
+    pub repeat: u32,
+    /// How long a TIMEOUT fault holds a call.
+    pub timeout_fault_delay: Duration,
+}
+
+impl Default for Matrix {
+    fn default() -> Self {
+        Matrix {
+            jobs: std::thread::available_parallelism().map_or(4, |n| n.get() as u32),
+            repeat: 1,
+            timeout_fault_delay: Duration::from_secs(5),
+        }
+    }
+}

@@ -1,0 +1,119 @@
+//! `fibon.yaml` exactly as written (serde mirror, `deny_unknown_fields`); validated into
+//! [`Config`](super::Config) by `validate.rs`.
+
+use indexmap::IndexMap;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::model::TargetKind;
+
+/// The project config: where contracts and scenarios are, the system under test, the
+/// platform to probe and proxy, and how to run the matrix.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "fibon-verify config")]
+pub struct RawConfig {
+    /// Contract files or folders (a folder's `*.yaml|*.yml|*.json`, not recursive),
+    /// relative to this file. Default: `[contracts]`.
+    pub contracts: Option<Vec<String>>,
+    /// Scenario files or folders (a folder's `**/*.yaml|*.yml`), relative to this file.
+    /// Default: `[scenarios]`.
+    pub scenarios: Option<Vec<String>>,
+    /// The system under test.
+    pub target: Option<RawTarget>,
+    /// What `probe` checks and the gateway may proxy.
+    pub platform: Option<RawPlatform>,
+    /// How the matrix runs.
+    pub matrix: Option<RawMatrix>,
+    /// Where reports go.
+    pub report: Option<RawReport>,
+}
+
+/// The system under test. Which keys apply depends on `kind`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawTarget {
+    /// `command`, `http`, `openai` or `replay`.
+    pub kind: TargetKind,
+    /// command: the argv, run without a shell.
+    pub command: Option<Vec<String>>,
+    /// command: extra environment variables (`${VAR}` expands from the environment).
+    pub env: Option<IndexMap<String, String>>,
+    /// command: the working directory, relative to this file.
+    pub cwd: Option<String>,
+    /// command, http, openai: per-cell timeout, such as `60s` (default 60s).
+    pub timeout: Option<String>,
+    /// http: the endpoint the request is POSTed to.
+    pub url: Option<String>,
+    /// http: request headers (`${VAR}` expands from the environment).
+    pub headers: Option<IndexMap<String, String>>,
+    /// openai: the API base URL, such as `http://127.0.0.1:8080/v1`.
+    pub base_url: Option<String>,
+    /// openai: the model name.
+    pub model: Option<String>,
+    /// openai: the environment variable that holds the API key.
+    pub api_key_env: Option<String>,
+    /// openai: the system prompt.
+    pub system_prompt: Option<String>,
+    /// openai: the most tool-calling rounds before giving up (default 8).
+    #[schemars(range(min = 1))]
+    pub max_steps: Option<u32>,
+    /// openai: sampling temperature (default 0).
+    pub temperature: Option<f64>,
+    /// openai: `auto`, `required` or `none` (default `auto`).
+    pub tool_choice: Option<String>,
+    /// replay: the recorded conversations (History JSONL), relative to this file.
+    pub history: Option<String>,
+}
+
+/// The target platform.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawPlatform {
+    /// Upstream MCP servers, each with a `command` (stdio) or a `url` (Streamable HTTP).
+    pub mcp_servers: Option<Vec<RawMcpServer>>,
+    /// Installed plugins: name -> version.
+    pub plugins: Option<IndexMap<String, String>>,
+    /// Granted permission scopes.
+    pub scopes: Option<Vec<String>>,
+    /// Network endpoints by name: an http(s) URL (GET) or `host:port` (TCP connect).
+    pub network: Option<IndexMap<String, String>>,
+}
+
+/// One upstream MCP server.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawMcpServer {
+    /// Its name: tools are known as `name:tool` when names collide.
+    pub name: String,
+    /// stdio: the argv of the server process.
+    pub command: Option<Vec<String>>,
+    /// stdio: extra environment variables for the server process.
+    pub env: Option<IndexMap<String, String>>,
+    /// Streamable HTTP: the endpoint URL.
+    pub url: Option<String>,
+    /// Streamable HTTP: request headers (`${VAR}` expands from the environment).
+    pub headers: Option<IndexMap<String, String>>,
+}
+
+/// How the matrix runs.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawMatrix {
+    /// Cells run at once (default: the number of CPUs).
+    #[schemars(range(min = 1))]
+    pub jobs: Option<u32>,
+    /// Runs of each cell; a cell passes only if all pass (default 1).
+    #[schemars(range(min = 1))]
+    pub repeat: Option<u32>,
+    /// How long a TIMEOUT fault holds a call before failing it (default 5s).
+    pub timeout_fault_delay: Option<String>,
+}
+
+/// Where reports go.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawReport {
+    /// The report directory, relative to this file (default `target/fibon`).
+    pub dir: Option<String>,
+}

@@ -1,0 +1,12 @@
+//! Skill contracts: loading a contract file (YAML or JSON, either form of DESIGN.md) into
+//! a validated [`Contract`].
+
+mod model;
+pub mod raw;
+mod rule;
+mod validate;
+
+pub use model::*;
+pub use rule::{CmpOp, Rule, RuleError};
+pub(crate) use validate::absolute_http_url;
+pub use validate::validate;

@@ -1,0 +1,339 @@
+//! Raw contract -> [`Contract`]: the semantic checks the schema cannot express (a skill
+//! name given once, rules that parse, regexes that compile, a valid input schema, a valid
+//! semver requirement, absolute whitelist URLs) and the documented defaults.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::model::*;
+use super::raw::{RawContract, RawSchemaRef, RawTraceRules};
+use super::rule::Rule;
+use crate::diag::Diagnostic;
+use crate::source::{Anchor, Document, SourceFile, join};
+
+/// Validates a raw contract; problems go to `diags`. `None` when any is an error.
+pub fn validate(doc: &Document, raw: RawContract, diags: &mut Vec<Diagnostic>) -> Option<Contract> {
+    let before = diags.iter().filter(|d| d.is_error()).count();
+    let skill = skill_name(doc, &raw, diags);
+    let trace = trace_rules(doc, &raw, diags);
+    let pre = raw.preconditions.unwrap_or_default();
+    let min_plugin_version = pre.min_plugin_version.as_deref().and_then(|req| {
+        semver::VersionReq::parse(req)
+            .map_err(|e| {
+                diags.push(
+                    doc.error(
+                        "invalid_version_req",
+                        "/preconditions/min_plugin_version",
+                        Anchor::Value,
+                        format!("`{req}` is not a semver requirement: {e}"),
+                        "not a semver requirement",
+                    )
+                    .with_help("write a requirement such as `>=1.4.0`, `^2.1` or `>=1.4, <2`"),
+                )
+            })
+            .ok()
+    });
+    if pre.min_plugin_version.is_some() && pre.plugin.is_none() {
+        diags.push(
+            doc.warning(
+                "version_without_plugin",
+                "/preconditions/min_plugin_version",
+                Anchor::Key,
+                "`min_plugin_version` without `plugin`: the probe has no plugin to check",
+                "no plugin named",
+            )
+            .with_help("add `plugin: NAME` under `preconditions`"),
+        );
+    }
+    let io = raw.io_contract.map(|io| {
+        let input_schema = io.input_schema.and_then(|s| input_schema(doc, s, diags));
+        let output_assertions = io
+            .output_assertions
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, a)| {
+                let base = format!("/io_contract/output_assertions/{i}");
+                let path = serde_json_path::JsonPath::parse(&a.path).map_err(|e| {
+                    diags.push(
+                        doc.error(
+                            "invalid_jsonpath",
+                            &join(&base, "path"),
+                            Anchor::Value,
+                            format!("invalid JSONPath `{}`: {e}", a.path),
+                            "not an RFC 9535 JSONPath",
+                        )
+                        .with_help("write an RFC 9535 JSONPath such as `$.results[*].url`"),
+                    )
+                });
+                let rule = Rule::parse(&a.rule).map_err(|e| {
+                    diags.push(
+                        doc.error(
+                            "invalid_rule",
+                            &join(&base, "rule"),
+                            Anchor::Value,
+                            e.message,
+                            "cannot parse this rule",
+                        )
+                        .with_help(e.help),
+                    )
+                });
+                Some(OutputAssertion {
+                    path_text: a.path,
+                    path: path.ok()?,
+                    rule_text: a.rule,
+                    rule: rule.ok()?,
+                })
+            })
+            .collect();
+        IoContract {
+            input_schema,
+            output_assertions,
+        }
+    });
+    let mut failure_semantics = raw.failure_semantics.unwrap_or_default();
+    for kind in FaultKind::DEFAULTED {
+        failure_semantics.entry(kind).or_insert(Semantics::Explicit);
+    }
+    let degradation = raw
+        .degradation
+        .map_or_else(Degradation::default, |d| Degradation {
+            mode: d.mode.unwrap_or_default(),
+            message_template: d.message_template.filter(|m| !m.trim().is_empty()),
+            allow_model_fallback: d.allow_model_fallback.unwrap_or(false),
+        });
+    let preconditions = Preconditions {
+        tools: pre.tools.unwrap_or_else(|| trace.must_call_tools.clone()),
+        plugin: pre.plugin,
+        min_plugin_version,
+        scopes: pre.scopes.unwrap_or_default(),
+        network: pre.network.unwrap_or_default(),
+    };
+    let failed = diags.iter().filter(|d| d.is_error()).count() > before;
+    (!failed).then(|| Contract {
+        skill: skill.unwrap_or_default(),
+        version: raw.version,
+        risk_level: raw.risk_level.unwrap_or_default(),
+        requires_approval: raw.requires_approval.unwrap_or(false),
+        critical: raw.critical.unwrap_or(true),
+        preconditions,
+        io: io.unwrap_or_default(),
+        failure_semantics,
+        degradation,
+        trace,
+        source: doc.file.path.clone(),
+    })
+}
+
+fn skill_name(doc: &Document, raw: &RawContract, diags: &mut Vec<Diagnostic>) -> Option<String> {
+    match (&raw.skill, &raw.skill_name) {
+        (Some(_), Some(_)) => {
+            diags.push(
+                doc.error(
+                    "duplicate_skill_name",
+                    "/skill_name",
+                    Anchor::Key,
+                    "the skill is named twice, by `skill` and by `skill_name`",
+                    "second name",
+                )
+                .with_help("keep one of them: `skill_name` is an alias of `skill`"),
+            );
+            None
+        }
+        (None, None) => {
+            diags.push(
+                Diagnostic::error("missing_key", "missing required key `skill`")
+                    .at(&doc.file, 0..0, "in this contract")
+                    .with_help("add `skill: NAME` (or `skill_name: NAME`) naming the Skill this contract is for"),
+            );
+            None
+        }
+        (Some(name), None) | (None, Some(name)) => {
+            let key = if raw.skill.is_some() {
+                "/skill"
+            } else {
+                "/skill_name"
+            };
+            if name.trim().is_empty() || name.chars().any(char::is_whitespace) {
+                diags.push(
+                    doc.error("invalid_name", key, Anchor::Value, format!("invalid skill name `{name}`"), "empty or contains spaces")
+                        .with_help("name the skill with letters, digits, `_`, `-` or `.`, such as `search_docs`"),
+                );
+                return None;
+            }
+            Some(name.clone())
+        }
+    }
+}
+
+/// Merges the trace rules from their three possible places, each rule given at most once.
+fn trace_rules(doc: &Document, raw: &RawContract, diags: &mut Vec<Diagnostic>) -> TraceRules {
+    let top = RawTraceRules {
+        must_call_tools: raw.must_call_tools.clone(),
+        tool_call_min_frequency: raw.tool_call_min_frequency,
+        enforced_url_prefix_whitelist: raw.enforced_url_prefix_whitelist.clone(),
+        strict_citation_required: raw.strict_citation_required,
+        prohibited_actions: raw.prohibited_actions.clone(),
+    };
+    let places: [(&str, Option<&RawTraceRules>); 3] = [
+        ("", Some(&top)),
+        ("/trace", raw.trace.as_ref()),
+        ("/contracts", raw.contracts.as_ref()),
+    ];
+    fn pick<T: Clone>(
+        doc: &Document,
+        diags: &mut Vec<Diagnostic>,
+        places: &[(&str, Option<&RawTraceRules>)],
+        key: &str,
+        get: impl Fn(&RawTraceRules) -> Option<T>,
+    ) -> Option<(T, String)> {
+        let mut found: Option<(T, String)> = None;
+        for (prefix, rules) in places {
+            let Some(value) = rules.and_then(&get) else {
+                continue;
+            };
+            let pointer = join(prefix, key);
+            match &found {
+                Some((_, first)) => diags.push(
+                    doc.error("rule_given_twice", &pointer, Anchor::Key, format!("`{key}` is given twice: at {} and here", place_name(first)), "given again")
+                        .with_help("trace rules may sit top-level, under `trace:` or under `contracts:`; keep only one"),
+                ),
+                None => found = Some((value, pointer)),
+            }
+        }
+        found
+    }
+    let mut rules = TraceRules::default();
+    if let Some((v, _)) = pick(doc, diags, &places, "must_call_tools", |r| {
+        r.must_call_tools.clone()
+    }) {
+        rules.must_call_tools = v;
+    }
+    if let Some((v, _)) = pick(doc, diags, &places, "tool_call_min_frequency", |r| {
+        r.tool_call_min_frequency
+    }) {
+        rules.tool_call_min_frequency = v;
+    }
+    if let Some((v, pointer)) = pick(doc, diags, &places, "enforced_url_prefix_whitelist", |r| {
+        r.enforced_url_prefix_whitelist.clone()
+    }) {
+        for (i, entry) in v.iter().enumerate() {
+            if let Err(why) = absolute_http_url(entry) {
+                diags.push(
+                    doc.error(
+                        "invalid_url",
+                        &join(&pointer, i),
+                        Anchor::Value,
+                        format!("whitelist entry `{entry}` {why}"),
+                        "not an absolute http(s) URL",
+                    )
+                    .with_help("write an absolute URL prefix such as `https://docs.example.com`"),
+                );
+            }
+        }
+        rules.url_whitelist = v;
+    }
+    if let Some((v, _)) = pick(doc, diags, &places, "strict_citation_required", |r| {
+        r.strict_citation_required
+    }) {
+        rules.strict_citation_required = v;
+    }
+    if let Some((v, _)) = pick(doc, diags, &places, "prohibited_actions", |r| {
+        r.prohibited_actions.clone()
+    }) {
+        rules.prohibited_actions = v;
+    }
+    rules
+}
+
+fn place_name(pointer: &str) -> String {
+    match pointer.rsplit_once('/') {
+        Some(("", _)) | None => "the top level".into(),
+        Some((parent, _)) => format!("`{}`", parent.trim_start_matches('/')),
+    }
+}
+
+/// `Ok` for an absolute http(s) URL with a host; `Err` says what is wrong.
+pub(crate) fn absolute_http_url(s: &str) -> Result<url::Url, String> {
+    match url::Url::parse(s) {
+        Ok(u) if !matches!(u.scheme(), "http" | "https") => {
+            Err(format!("has scheme `{}`, not http or https", u.scheme()))
+        }
+        Ok(u) if u.host_str().is_none_or(str::is_empty) => Err("has no host".into()),
+        Ok(u) => Ok(u),
+        Err(url::ParseError::RelativeUrlWithoutBase) => Err("is not absolute".into()),
+        Err(e) => Err(format!("is not a URL ({e})")),
+    }
+}
+
+/// Loads and checks `io_contract.input_schema`.
+fn input_schema(
+    doc: &Document,
+    schema: RawSchemaRef,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Value> {
+    const PTR: &str = "/io_contract/input_schema";
+    let (value, inline) = match schema {
+        RawSchemaRef::Inline(map) => (Value::Object(map), true),
+        RawSchemaRef::Path(rel) => {
+            let path = doc.file.dir().join(&rel);
+            let loaded = load_schema_file(&path).map_err(|why| {
+                diags.push(
+                    doc.error("input_schema", PTR, Anchor::Value, format!("cannot load input schema `{rel}`: {why}"), "cannot load this file")
+                        .with_help("give a path relative to the contract file, to a JSON or YAML file holding a JSON Schema"),
+                )
+            });
+            (loaded.ok()?, false)
+        }
+    };
+    if let Err(e) = jsonschema::meta::validate(&value) {
+        let inner = e.instance_path().as_str().to_string();
+        let pointer = if inline {
+            format!("{PTR}{inner}")
+        } else {
+            PTR.to_string()
+        };
+        let at = if inner.is_empty() {
+            String::new()
+        } else {
+            format!(" at `{inner}`")
+        };
+        diags.push(
+            doc.error("input_schema", &pointer, Anchor::Value, format!("`input_schema` is not a valid JSON Schema{at}: {e}"), "invalid JSON Schema")
+                .with_help("fix the schema; https://json-schema.org/understanding-json-schema lists the keywords"),
+        );
+        return None;
+    }
+    Some(value)
+}
+
+fn load_schema_file(path: &Path) -> Result<Value, String> {
+    let file = SourceFile::read(path).map_err(|d| {
+        d.message
+            .rsplit_once(": ")
+            .map_or(d.message.clone(), |(_, why)| why.to_string())
+    })?;
+    Document::parse(file)
+        .map(|(doc, _)| doc.value)
+        .map_err(|d| d.message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whitelist_entries_must_be_absolute_http_urls() {
+        assert!(absolute_http_url("https://docs.example.com").is_ok());
+        assert!(absolute_http_url("http://127.0.0.1:8080/x").is_ok());
+        assert_eq!(
+            absolute_http_url("docs.example.com").unwrap_err(),
+            "is not absolute"
+        );
+        assert_eq!(
+            absolute_http_url("ftp://files.example.com").unwrap_err(),
+            "has scheme `ftp`, not http or https"
+        );
+    }
+}

@@ -1,0 +1,207 @@
+//! Printing diagnostics three ways: for people (miette, with the source line and a caret),
+//! as JSON for tools (`--format json`), and as GitHub Actions annotations.
+
+use std::fmt;
+
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode};
+use serde_json::json;
+
+use super::{Diagnostic, Severity};
+
+/// How a command prints its diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Rendered for people, on stderr.
+    Human,
+    /// One JSON document on stdout.
+    Json,
+}
+
+/// The human rendering of one diagnostic: `× message`, the file:line:col, the source
+/// line with a caret under the span and its label, then `help:`.
+pub fn render_human(diag: &Diagnostic, color: bool, width: usize) -> String {
+    let theme = if color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(width)
+        .with_links(false)
+        .with_context_lines(1);
+    let mut out = String::new();
+    let shown = Shown::new(diag);
+    if handler.render_report(&mut out, &shown).is_err() {
+        // Rendering into a String cannot fail short of a miette bug; never lose the message.
+        out = format!("{}: {}\n", shown.severity_word(), diag.message);
+    }
+    out
+}
+
+/// The JSON rendering of a whole check: `fibon.check/v1`.
+pub fn render_json(diags: &[Diagnostic], files: usize) -> serde_json::Value {
+    let (errors, warnings) = counts(diags);
+    let items: Vec<_> = diags
+        .iter()
+        .map(|d| {
+            let (file, line, col) = match d.position() {
+                Some((f, l, c)) => (Some(f), Some(l), Some(c)),
+                None => (None, None, None),
+            };
+            json!({
+                "severity": d.severity,
+                "code": format!("fibon::{}", d.code),
+                "message": d.message,
+                "file": file,
+                "line": line,
+                "col": col,
+                "label": d.location.as_ref().map(|l| &l.label).filter(|l| !l.is_empty()),
+                "help": d.help,
+            })
+        })
+        .collect();
+    json!({
+        "schema": "fibon.check/v1",
+        "files": files,
+        "errors": errors,
+        "warnings": warnings,
+        "diagnostics": items,
+    })
+}
+
+/// GitHub workflow commands, one line per diagnostic:
+/// `::error file=F,line=L,col=C,title=fibon::code::message`.
+pub fn render_github(diag: &Diagnostic) -> String {
+    let level = match diag.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    let mut props = Vec::new();
+    if let Some((file, line, col)) = diag.position() {
+        props.push(format!("file={}", escape_property(&file)));
+        props.push(format!("line={line}"));
+        props.push(format!("col={col}"));
+    }
+    props.push(format!(
+        "title={}",
+        escape_property(&format!("fibon::{}", diag.code))
+    ));
+    let mut message = diag.message.clone();
+    if let Some(help) = &diag.help {
+        message.push_str("\nhelp: ");
+        message.push_str(help);
+    }
+    format!("::{level} {}::{}", props.join(","), escape_data(&message))
+}
+
+/// Error and warning counts.
+pub(crate) fn counts(diags: &[Diagnostic]) -> (usize, usize) {
+    let errors = diags.iter().filter(|d| d.is_error()).count();
+    (errors, diags.len() - errors)
+}
+
+fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// Adapts a [`Diagnostic`] to miette's trait for rendering.
+struct Shown<'a> {
+    diag: &'a Diagnostic,
+    source: Option<NamedSource<String>>,
+}
+
+impl<'a> Shown<'a> {
+    fn new(diag: &'a Diagnostic) -> Self {
+        let source = diag.location.as_ref().map(|l| {
+            NamedSource::new(l.file.display_path(), l.file.text.as_ref().clone())
+                .with_language("yaml")
+        });
+        Shown { diag, source }
+    }
+
+    fn severity_word(&self) -> &'static str {
+        match self.diag.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+impl fmt::Debug for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.diag.message)
+    }
+}
+
+impl fmt::Display for Shown<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.diag.message)
+    }
+}
+
+impl std::error::Error for Shown<'_> {}
+
+impl miette::Diagnostic for Shown<'_> {
+    fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        Some(Box::new(format!("fibon::{}", self.diag.code)))
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.diag.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+        })
+    }
+
+    fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        self.diag
+            .help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.source.as_ref().map(|s| s as &dyn SourceCode)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let loc = self.diag.location.as_ref()?;
+        let label = (!loc.label.is_empty()).then(|| loc.label.clone());
+        let len = loc.span.end.saturating_sub(loc.span.start);
+        Some(Box::new(std::iter::once(LabeledSpan::new(
+            label,
+            loc.span.start,
+            len,
+        ))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::source::SourceFile;
+
+    #[test]
+    fn github_annotations_escape_their_fields() {
+        let file = Arc::new(SourceFile::from_text(
+            Path::new("a,b.yaml"),
+            "x: 1\ny: 2\n".into(),
+        ));
+        let d = Diagnostic::error("unknown_key", "unknown key `y`: 100%")
+            .at(&file, 5..6, "here")
+            .with_help("remove it");
+        assert_eq!(
+            render_github(&d),
+            "::error file=a%2Cb.yaml,line=2,col=1,title=fibon%3A%3Aunknown_key::unknown key `y`: 100%25%0Ahelp: remove it"
+        );
+    }
+}

@@ -1,0 +1,50 @@
+//! Failures a user can cause outside their files' contents — each knows its exit code.
+//! Problems inside files are [`Diagnostic`](crate::diag::Diagnostic)s instead; anything
+//! else is a bug ([`exit_code::INTERNAL`]).
+
+use std::path::PathBuf;
+
+use crate::exit_code;
+
+/// An expected failure of a command.
+#[derive(Debug, thiserror::Error)]
+pub enum ExpectedError {
+    /// No paths were given and there is no config to take them from.
+    #[error("no config file at {}", path.display())]
+    ConfigNotFound {
+        /// Where it was looked for.
+        path: PathBuf,
+    },
+    /// A path given on the command line does not exist.
+    #[error("no such file or folder: {}", path.display())]
+    PathNotFound {
+        /// The path.
+        path: PathBuf,
+    },
+    /// Writing the output failed (other than a closed pipe, which is not an error).
+    #[error("cannot write output: {0}")]
+    Output(#[from] std::io::Error),
+}
+
+impl ExpectedError {
+    /// The exit code of this failure.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            ExpectedError::ConfigNotFound { .. } | ExpectedError::PathNotFound { .. } => {
+                exit_code::USAGE
+            }
+            ExpectedError::Output(_) => exit_code::INTERNAL,
+        }
+    }
+
+    /// What to do about it.
+    pub fn help(&self) -> Option<&'static str> {
+        match self {
+            ExpectedError::ConfigNotFound { .. } => Some(
+                "run in a folder with fibon.yaml, pass --config PATH, or name the contract and scenario files",
+            ),
+            ExpectedError::PathNotFound { .. } => Some("check the path"),
+            ExpectedError::Output(_) => None,
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! fibon-verify: a contract verifier and CI gate for LLM agent Skills.
+//!
+//! It loads Skill contracts and scenarios, and checks that a system fails loudly and
+//! predictably when a tool a Skill depends on is missing or failing — instead of silently
+//! degrading into a confident, fabricated answer. See `DESIGN.md` for the normative
+//! interfaces and the README for usage.
+//!
+//! Data flows: [`source`] (files, spans) → [`contract`], [`scenario`], [`config`] (raw
+//! structs, then validated models) → [`project`] (the loaded whole) → the commands in
+//! [`cli`]. Every problem a user can cause becomes a [`diag::Diagnostic`]; every outcome
+//! an [`exit_code`].
+
+pub mod cli;
+pub mod config;
+pub mod contract;
+pub mod diag;
+pub mod errors;
+pub mod exit_code;
+pub mod project;
+pub mod scenario;
+pub mod schema;
+pub mod source;
+
+pub use cli::main_impl;

@@ -1,0 +1,372 @@
+//! The project as a whole: a config, its contracts and its scenarios, loaded together so
+//! that cross-file rules hold (each scenario's skill exists, names and ids are unique,
+//! every skill covers both quadrant rows) and contract-dependent defaults are resolved.
+
+mod discover;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::config::{self, Config};
+use crate::contract::{self, Contract};
+use crate::diag::{Diagnostic, did_you_mean};
+use crate::scenario::{self, Complexity, Scenario};
+use crate::schema::{FileKind, parse_as};
+use crate::source::{Anchor, Document, SourceFile};
+
+pub use discover::classify;
+
+/// Everything loaded, valid or not.
+#[derive(Debug, Default)]
+pub struct Project {
+    /// The config, when one was loaded and is valid.
+    pub config: Option<Config>,
+    /// The valid contracts, in load order.
+    pub contracts: Vec<Contract>,
+    /// The valid scenarios, in load order, with defaults resolved.
+    pub scenarios: Vec<Scenario>,
+}
+
+/// The result of a load: the project, every diagnostic, and how many files were read.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    /// The valid parts.
+    pub project: Project,
+    /// Every problem in every file, sorted by file and position.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Files read.
+    pub files: usize,
+}
+
+impl Loaded {
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Loads the project a config file names.
+pub fn load_config(path: &Path) -> Loaded {
+    let mut loader = Loader::default();
+    loader.config_project(path);
+    loader.finish()
+}
+
+/// Loads the files and folders given on the command line: config files (`fibon.yaml`)
+/// bring their whole project; a folder with a `fibon.yaml` is that project; other
+/// folders are searched for contracts and scenarios, told apart by their keys.
+pub fn load_paths(paths: &[PathBuf]) -> Loaded {
+    let mut loader = Loader::default();
+    for path in paths {
+        if path.is_dir() {
+            match discover::config_in(path) {
+                Some(cfg) => loader.config_project(&cfg),
+                None => {
+                    for file in discover::walk(path, true, &["yaml", "yml", "json"]) {
+                        loader.classified(&file, false);
+                    }
+                }
+            }
+        } else if discover::is_config_name(path) {
+            loader.config_project(path);
+        } else {
+            loader.classified(path, true);
+        }
+    }
+    loader.finish()
+}
+
+#[derive(Default)]
+struct Loader {
+    diags: Vec<Diagnostic>,
+    files: usize,
+    config: Option<Config>,
+    contracts: Vec<(Contract, Arc<Document>)>,
+    scenarios: Vec<(Scenario, Arc<Document>)>,
+    /// Scenario files were part of the load (so coverage gaps are worth a warning).
+    saw_scenarios: bool,
+    /// Some contract source could not be read: skip "unknown skill" checks, which would
+    /// only repeat that problem.
+    contracts_incomplete: bool,
+    /// Contract files that failed validation, by skill name if it could be read.
+    invalid_skills: Vec<String>,
+    /// (skill, complexity) of scenario files that failed validation: they still count
+    /// for coverage, so one error does not bring a second, misleading warning.
+    invalid_scenarios: Vec<(String, String)>,
+}
+
+impl Loader {
+    fn read(&mut self, path: &Path) -> Option<Arc<SourceFile>> {
+        self.files += 1;
+        match SourceFile::read(path) {
+            Ok(file) => Some(file),
+            Err(d) => {
+                self.diags.push(*d);
+                None
+            }
+        }
+    }
+
+    fn config_project(&mut self, path: &Path) {
+        let Some(file) = self.read(path) else { return };
+        let parsed = parse_as::<config::raw::RawConfig>(FileKind::Config, file);
+        self.diags.extend(parsed.diags);
+        let (Some(doc), Some(raw)) = (parsed.doc, parsed.raw) else {
+            self.contracts_incomplete = true;
+            return;
+        };
+        let before = self.diags.len();
+        let cfg = config::validate(&doc, raw, &mut self.diags);
+        if self.diags[before..]
+            .iter()
+            .any(|d| d.code == "missing_path")
+        {
+            self.contracts_incomplete = true;
+        }
+        let Some(cfg) = cfg else {
+            self.contracts_incomplete = true;
+            return;
+        };
+        for p in &cfg.contracts {
+            for f in discover::files_of(p, false, &["yaml", "yml", "json"]) {
+                self.contract(&f);
+            }
+        }
+        for p in &cfg.scenarios {
+            self.saw_scenarios = true;
+            for f in discover::files_of(p, true, &["yaml", "yml"]) {
+                self.scenario(&f);
+            }
+        }
+        self.config = Some(cfg);
+    }
+
+    /// A file whose kind is told by its content.
+    fn classified(&mut self, path: &Path, explicit: bool) {
+        let kind = match SourceFile::read(path).map(Document::parse) {
+            Ok(Ok((doc, _))) => classify(&doc.value, path),
+            // Unreadable or broken: report it as whatever the path suggests.
+            _ => Some(discover::kind_from_path(path).unwrap_or(FileKind::Contract)),
+        };
+        match kind {
+            Some(FileKind::Contract) => self.contract(path),
+            Some(FileKind::Scenario) => {
+                self.saw_scenarios = true;
+                self.scenario(path)
+            }
+            Some(FileKind::Config) => self.config_project(path),
+            None if explicit => {
+                self.files += 1;
+                let d = Diagnostic::error("unknown_kind", format!("cannot tell whether {} is a contract, a scenario or a config", path.display()))
+                    .with_help("a contract has `skill` or `skill_name`; a scenario has `id`, `complexity` and `input`; a config is named fibon.yaml");
+                self.diags.push(match SourceFile::read(path) {
+                    Ok(f) => d.at(&f, 0..0, "this file"),
+                    Err(_) => d,
+                });
+            }
+            // Folders hold fixtures and schemas too: skip what is neither.
+            None => {}
+        }
+    }
+
+    fn contract(&mut self, path: &Path) {
+        let Some(file) = self.read(path) else { return };
+        let parsed = parse_as::<contract::raw::RawContract>(FileKind::Contract, file);
+        self.diags.extend(parsed.diags);
+        let name = parsed.doc.as_ref().and_then(|d| {
+            d.get("/skill")
+                .or_else(|| d.get("/skill_name"))
+                .and_then(|v| v.as_str())
+                .map(String::from)
+        });
+        match (parsed.doc, parsed.raw) {
+            (Some(doc), Some(raw)) => match contract::validate(&doc, raw, &mut self.diags) {
+                Some(c) => self.contracts.push((c, doc)),
+                None => self.invalid_skills.extend(name),
+            },
+            _ => match name {
+                Some(n) => self.invalid_skills.push(n),
+                None => self.contracts_incomplete = true,
+            },
+        }
+    }
+
+    fn scenario(&mut self, path: &Path) {
+        let Some(file) = self.read(path) else { return };
+        let parsed = parse_as::<scenario::raw::RawScenario>(FileKind::Scenario, file);
+        self.diags.extend(parsed.diags);
+        let key = parsed.doc.as_ref().map(|d| {
+            let field = |p| {
+                d.get(p)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            (field("/skill"), field("/complexity"))
+        });
+        let valid = match (parsed.doc, parsed.raw) {
+            (Some(doc), Some(raw)) => {
+                scenario::validate(&doc, raw, &mut self.diags).map(|s| (s, doc))
+            }
+            _ => None,
+        };
+        match valid {
+            Some(pair) => self.scenarios.push(pair),
+            None => self.invalid_scenarios.extend(key),
+        }
+    }
+
+    /// Cross-file rules, then defaults that need the contract.
+    fn finish(mut self) -> Loaded {
+        let mut contracts: Vec<(Contract, Arc<Document>)> = Vec::new();
+        for (c, doc) in std::mem::take(&mut self.contracts) {
+            let key = if doc.get("/skill").is_some() {
+                "/skill"
+            } else {
+                "/skill_name"
+            };
+            if let Some((_, first)) = contracts.iter().find(|(o, _)| o.skill == c.skill) {
+                let fk = if first.get("/skill").is_some() {
+                    "/skill"
+                } else {
+                    "/skill_name"
+                };
+                self.diags.push(
+                    doc.error(
+                        "duplicate_skill",
+                        key,
+                        Anchor::Value,
+                        format!(
+                            "skill `{}` is already defined at {}",
+                            c.skill,
+                            first.place(fk)
+                        ),
+                        "defined twice",
+                    )
+                    .with_help(
+                        "skill names are unique: rename one of the two contracts, or merge them",
+                    ),
+                );
+                continue;
+            }
+            contracts.push((c, doc));
+        }
+        let mut scenarios: Vec<(Scenario, Arc<Document>)> = Vec::new();
+        for (mut s, doc) in std::mem::take(&mut self.scenarios) {
+            if let Some((_, first)) = scenarios.iter().find(|(o, _)| o.id == s.id) {
+                self.diags.push(
+                    doc.error(
+                        "duplicate_id",
+                        "/id",
+                        Anchor::Value,
+                        format!(
+                            "scenario id `{}` is already used at {}",
+                            s.id,
+                            first.place("/id")
+                        ),
+                        "used twice",
+                    )
+                    .with_help("scenario ids are unique across the project: rename one"),
+                );
+                continue;
+            }
+            match contracts.iter().find(|(c, _)| c.skill == s.skill) {
+                Some((c, _)) => {
+                    if !self.resolve(&mut s, c, &doc) {
+                        continue;
+                    }
+                }
+                None if self.invalid_skills.contains(&s.skill) => continue,
+                None if self.contracts_incomplete || contracts.is_empty() => {}
+                None => {
+                    let hint =
+                        did_you_mean(&s.skill, contracts.iter().map(|(c, _)| c.skill.as_str()));
+                    self.diags.push(
+                        doc.error("unknown_skill", "/skill", Anchor::Value, format!("no contract for skill `{}`", s.skill), hint.map_or("unknown skill".into(), |h| format!("did you mean `{h}`?")))
+                            .with_help(match hint {
+                                Some(h) => format!("did you mean `{h}`? a scenario's `skill` names a contract's `skill`"),
+                                None => format!("add a contract with `skill: {}`, or name one of: {}", s.skill, contracts.iter().map(|(c, _)| c.skill.as_str()).collect::<Vec<_>>().join(", ")),
+                            }),
+                    );
+                    continue;
+                }
+            }
+            scenarios.push((s, doc));
+        }
+        if self.saw_scenarios {
+            for (c, doc) in &contracts {
+                let key = if doc.get("/skill").is_some() {
+                    "/skill"
+                } else {
+                    "/skill_name"
+                };
+                let has = |x: Complexity| {
+                    scenarios
+                        .iter()
+                        .any(|(s, _)| s.skill == c.skill && s.complexity == x)
+                        || self
+                            .invalid_scenarios
+                            .iter()
+                            .any(|(s, k)| *s == c.skill && *k == x.to_string())
+                };
+                let missing: Vec<(Complexity, &str)> = [
+                    (Complexity::Simple, "Q1 and Q3"),
+                    (Complexity::Complex, "Q2 and Q4"),
+                ]
+                .into_iter()
+                .filter(|(x, _)| !has(*x))
+                .collect();
+                for (x, quadrants) in missing {
+                    self.diags.push(
+                        doc.warning("quadrant_coverage", key, Anchor::Value, format!("skill `{}` has no {x} scenario: quadrants {quadrants} are not covered", c.skill), format!("no {x} scenario"))
+                            .with_help(format!("add a scenario with `skill: {}` and `complexity: {x}`", c.skill)),
+                    );
+                }
+            }
+        }
+        crate::diag::sort(&mut self.diags);
+        Loaded {
+            project: Project {
+                config: self.config,
+                contracts: contracts.into_iter().map(|(c, _)| c).collect(),
+                scenarios: scenarios.into_iter().map(|(s, _)| s).collect(),
+            },
+            diagnostics: self.diags,
+            files: self.files,
+        }
+    }
+
+    /// Fills `remove` and `faults` from the contract and checks them against it.
+    fn resolve(&mut self, s: &mut Scenario, c: &Contract, doc: &Document) -> bool {
+        let mut ok = true;
+        for (i, fault) in s.faults.iter().enumerate() {
+            if !c.failure_semantics.contains_key(fault) {
+                self.diags.push(
+                    doc.error("fault_semantics", &format!("/faults/{i}"), Anchor::Value, format!("contract `{}` declares no failure semantics for `{fault}`", c.skill), "no required behaviour")
+                        .with_help(format!("add `{fault}: explicit` (or hard, retry_then_degrade, degrade) under `failure_semantics` in {}", c.source.display())),
+                );
+                ok = false;
+            }
+        }
+        if s.faults.is_empty() {
+            s.faults = c.failure_semantics.keys().copied().collect();
+        }
+        if s.remove.is_empty() {
+            s.remove = if c.trace.must_call_tools.is_empty() {
+                c.preconditions.tools.clone()
+            } else {
+                c.trace.must_call_tools.clone()
+            };
+        } else {
+            for (i, tool) in s.remove.iter().enumerate() {
+                if !s.tools.contains_key(tool) && !c.preconditions.tools.contains(tool) {
+                    self.diags.push(
+                        doc.warning("remove_unknown_tool", &format!("/remove/{i}"), Anchor::Value, format!("`{tool}` is neither a fixture tool of this scenario nor a precondition of `{}`", c.skill), "unknown tool")
+                            .with_help("removing a tool the agent never sees tests nothing; check the name"),
+                    );
+                }
+            }
+        }
+        ok
+    }
+}

@@ -1,0 +1,171 @@
+//! The validated scenario: fixtures loaded and matchers compiled, defaults resolved
+//! against the scenario's contract.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use indexmap::IndexMap;
+use regex::Regex;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::contract::FaultKind;
+
+/// How hard the input is: it decides the quadrants.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Complexity {
+    /// Q1 with tools available, Q3 with tools removed or failing.
+    Simple,
+    /// Q2 with tools available, Q4 with tools removed or failing.
+    Complex,
+}
+
+impl fmt::Display for Complexity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Complexity::Simple => "simple",
+            Complexity::Complex => "complex",
+        })
+    }
+}
+
+/// A validated scenario.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// Unique id.
+    pub id: String,
+    /// The Skill under test.
+    pub skill: String,
+    /// Simple or complex.
+    pub complexity: Complexity,
+    /// The input sent to the agent.
+    pub input: String,
+    /// Fixture tools by name, in file order.
+    pub tools: IndexMap<String, FixtureTool>,
+    /// Tools the faults hit (resolved: default the contract's `must_call_tools`).
+    pub remove: Vec<String>,
+    /// Faults to inject, one cell each (resolved: default the contract's semantics keys).
+    pub faults: Vec<FaultKind>,
+    /// Facts the answer must contain when the tools are available.
+    pub facts: Vec<String>,
+    /// Facts the answer must never contain.
+    pub forbidden: Vec<String>,
+    /// The file it was loaded from.
+    pub source: PathBuf,
+}
+
+/// A tool served from fixtures.
+#[derive(Debug, Clone)]
+pub struct FixtureTool {
+    /// The description shown to the agent.
+    pub description: String,
+    /// The JSON Schema of the arguments (default: any object).
+    pub input_schema: Value,
+    /// Responses in order; the first match wins.
+    pub responses: Vec<FixtureResponse>,
+}
+
+/// One fixture response.
+#[derive(Debug, Clone)]
+pub struct FixtureResponse {
+    /// Argument matchers, all of which must match.
+    pub when: Vec<(String, Matcher)>,
+    /// The body.
+    pub body: Body,
+}
+
+/// A response body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Body {
+    /// Text (from `text:` or the contents of `file:`).
+    Text(String),
+    /// A JSON value (from `json:`).
+    Json(Value),
+}
+
+/// How one argument is matched.
+#[derive(Debug, Clone)]
+pub enum Matcher {
+    /// Equal to this value.
+    Exact(Value),
+    /// A string starting with this.
+    Prefix(String),
+    /// A string the regex matches (unanchored, as `regex::Regex::is_match`).
+    Regex(Regex),
+}
+
+impl Matcher {
+    /// Does an argument value match? A missing argument never does.
+    pub fn matches(&self, value: Option<&Value>) -> bool {
+        match (self, value) {
+            (_, None) => false,
+            (Matcher::Exact(want), Some(v)) => want == v,
+            (Matcher::Prefix(p), Some(v)) => v.as_str().is_some_and(|s| s.starts_with(p.as_str())),
+            (Matcher::Regex(re), Some(v)) => v.as_str().is_some_and(|s| re.is_match(s)),
+        }
+    }
+}
+
+impl FixtureTool {
+    /// The first response whose matchers all match the arguments, if any. `None` is a
+    /// `fixture_miss`: a scenario error, not an agent failure.
+    pub fn respond(&self, arguments: &Value) -> Option<&Body> {
+        self.responses
+            .iter()
+            .find(|r| {
+                r.when
+                    .iter()
+                    .all(|(name, m)| m.matches(arguments.get(name)))
+            })
+            .map(|r| &r.body)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn first_matching_response_wins() {
+        let tool = FixtureTool {
+            description: String::new(),
+            input_schema: json!({"type": "object"}),
+            responses: vec![
+                FixtureResponse {
+                    when: vec![("url".into(), Matcher::Prefix("https://docs.".into()))],
+                    body: Body::Text("docs".into()),
+                },
+                FixtureResponse {
+                    when: vec![("url".into(), Matcher::Regex(Regex::new("blog").unwrap()))],
+                    body: Body::Text("blog".into()),
+                },
+                FixtureResponse {
+                    when: vec![("n".into(), Matcher::Exact(json!(3)))],
+                    body: Body::Json(json!({"n": 3})),
+                },
+            ],
+        };
+        assert_eq!(
+            tool.respond(&json!({"url": "https://docs.x/blog"})),
+            Some(&Body::Text("docs".into()))
+        );
+        assert_eq!(
+            tool.respond(&json!({"url": "http://blog.x"})),
+            Some(&Body::Text("blog".into()))
+        );
+        assert_eq!(
+            tool.respond(&json!({"n": 3})),
+            Some(&Body::Json(json!({"n": 3})))
+        );
+        assert_eq!(
+            tool.respond(&json!({"n": "3"})),
+            None,
+            "a miss is reported, never papered over"
+        );
+        assert_eq!(tool.respond(&json!({})), None);
+    }
+}

@@ -1,0 +1,168 @@
+//! The JSON Schemas of contracts, scenarios and `fibon.yaml`, generated from the raw
+//! structs, and the structural check that runs them over a parsed file. Generating them
+//! keeps three things in step: what serde accepts, what `fibon-verify schema` prints (and
+//! `schemas/*.json` commits, for editors), and what `check` reports.
+
+mod structure;
+
+use std::sync::OnceLock;
+
+use schemars::JsonSchema;
+use serde_json::Value;
+
+pub use structure::check_structure;
+
+/// The kinds of input file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum)]
+pub enum FileKind {
+    /// A Skill contract (`contracts/*.yaml|*.yml|*.json`).
+    Contract,
+    /// A scenario (`scenarios/**/*.yaml`).
+    Scenario,
+    /// The project config (`fibon.yaml`).
+    Config,
+}
+
+impl FileKind {
+    /// Every kind.
+    pub const ALL: [FileKind; 3] = [FileKind::Contract, FileKind::Scenario, FileKind::Config];
+
+    /// The kind's name, as in `schemas/NAME.schema.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileKind::Contract => "contract",
+            FileKind::Scenario => "scenario",
+            FileKind::Config => "config",
+        }
+    }
+
+    /// The JSON Schema of the kind.
+    pub fn schema(self) -> &'static Value {
+        static SCHEMAS: OnceLock<[Value; 3]> = OnceLock::new();
+        let all = SCHEMAS.get_or_init(|| {
+            [
+                generate::<crate::contract::raw::RawContract>(FileKind::Contract),
+                generate::<crate::scenario::raw::RawScenario>(FileKind::Scenario),
+                generate::<crate::config::raw::RawConfig>(FileKind::Config),
+            ]
+        });
+        &all[self as usize]
+    }
+}
+
+/// The schema of `T`, tidied for people and for precise errors: `Option<Struct>` becomes
+/// the struct's schema (no `anyOf` with `null`, whose errors say nothing useful).
+fn generate<T: JsonSchema>(kind: FileKind) -> Value {
+    let mut schema = schemars::schema_for!(T).to_value();
+    drop_null_branches(&mut schema);
+    if let Value::Object(map) = &mut schema {
+        map.insert(
+            "$id".into(),
+            Value::String(format!(
+                "https://fibon-verify.dev/schemas/{}.schema.json",
+                kind.name()
+            )),
+        );
+    }
+    schema
+}
+
+fn drop_null_branches(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            if let Some(Value::Array(branches)) = map.get("anyOf") {
+                let non_null: Vec<Value> = branches
+                    .iter()
+                    .filter(|b| b.get("type") != Some(&Value::String("null".into())))
+                    .cloned()
+                    .collect();
+                if non_null.len() == 1 && branches.len() == 2 {
+                    map.remove("anyOf");
+                    if let Value::Object(inner) = &non_null[0] {
+                        for (k, val) in inner {
+                            map.entry(k.clone()).or_insert_with(|| val.clone());
+                        }
+                    }
+                }
+            }
+            map.values_mut().for_each(drop_null_branches);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_null_branches),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schemas_are_valid_json_schemas() {
+        for kind in FileKind::ALL {
+            jsonschema::meta::validate(kind.schema())
+                .unwrap_or_else(|e| panic!("{}: {e}", kind.name()));
+        }
+    }
+
+    #[test]
+    fn print_contract_schema() {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(FileKind::Contract.schema()).unwrap()
+        );
+    }
+}
+
+/// A file parsed and checked against its kind's schema: the document (for pointing
+/// diagnostics at it), the raw struct when the structure is sound, and the problems.
+#[derive(Debug)]
+pub struct Parsed<T> {
+    /// The parsed document, unless the syntax is broken.
+    pub doc: Option<std::sync::Arc<crate::source::Document>>,
+    /// The raw struct, unless the syntax or structure is broken.
+    pub raw: Option<T>,
+    /// Every problem found so far.
+    pub diags: Vec<crate::diag::Diagnostic>,
+}
+
+/// Parses a file as a `kind`: syntax, then the schema (every problem), then serde.
+pub fn parse_as<T: serde::de::DeserializeOwned>(
+    kind: FileKind,
+    file: std::sync::Arc<crate::source::SourceFile>,
+) -> Parsed<T> {
+    let (doc, mut diags) = match crate::source::Document::parse(file) {
+        Ok(parsed) => parsed,
+        Err(diag) => {
+            return Parsed {
+                doc: None,
+                raw: None,
+                diags: vec![*diag],
+            };
+        }
+    };
+    diags.extend(check_structure(kind, &doc));
+    let raw = if diags.iter().any(|d| d.is_error()) {
+        None
+    } else {
+        match serde_json::from_value::<T>(doc.value.clone()) {
+            Ok(raw) => Some(raw),
+            Err(err) => {
+                // The schema is generated from `T`, so this means the two disagree: a bug,
+                // but the user still gets a located message rather than a panic.
+                diags.push(
+                    crate::diag::Diagnostic::error(
+                        "invalid",
+                        format!("invalid {}: {err}", kind.name()),
+                    )
+                    .in_file(&doc.file),
+                );
+                None
+            }
+        }
+    };
+    Parsed {
+        doc: Some(std::sync::Arc::new(doc)),
+        raw,
+        diags,
+    }
+}

@@ -1,0 +1,261 @@
+//! Input files as fibon-verify sees them: the text, the parsed value and, for every value,
+//! where it sits in the text — so that every diagnostic can point at a line and column.
+
+mod spans;
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::diag::Diagnostic;
+pub use spans::SpanIndex;
+
+/// The syntax of an input file, decided by its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `.yaml` or `.yml` (YAML 1.2; JSON is valid YAML too).
+    Yaml,
+    /// `.json`.
+    Json,
+}
+
+impl Format {
+    /// The format for a path: `.json` is JSON, anything else YAML.
+    pub fn of(path: &Path) -> Format {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(ext) if ext.eq_ignore_ascii_case("json") => Format::Json,
+            _ => Format::Yaml,
+        }
+    }
+}
+
+/// One input file's text, shared by every diagnostic that points into it.
+#[derive(Debug)]
+pub struct SourceFile {
+    /// The path as given (relative paths stay relative, so messages stay short).
+    pub path: PathBuf,
+    /// The file's full text.
+    pub text: Arc<String>,
+    /// Its syntax.
+    pub format: Format,
+}
+
+impl SourceFile {
+    /// Reads a file; the error is a diagnostic naming the path.
+    pub fn read(path: &Path) -> Result<Arc<SourceFile>, Box<Diagnostic>> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Ok(Arc::new(SourceFile::from_text(path, text))),
+            Err(err) => Err(Box::new(
+                Diagnostic::error("io", format!("cannot read {}: {err}", path.display()))
+                    .with_help("check that the path exists and is a readable UTF-8 text file"),
+            )),
+        }
+    }
+
+    /// A source from text in memory (tests, stdin).
+    pub fn from_text(path: &Path, text: String) -> SourceFile {
+        SourceFile {
+            path: path.to_path_buf(),
+            format: Format::of(path),
+            text: Arc::new(text),
+        }
+    }
+
+    /// The path as it is displayed in messages, with `/` separators.
+    pub fn display_path(&self) -> String {
+        self.path.display().to_string().replace('\\', "/")
+    }
+
+    /// 1-based line and column (in characters) of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let offset = offset.min(self.text.len());
+        let before = &self.text[..floor_char_boundary(&self.text, offset)];
+        let line = before.matches('\n').count() + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let col = before[line_start..].chars().count() + 1;
+        (line, col)
+    }
+
+    /// The directory relative paths in this file are resolved against.
+    pub fn dir(&self) -> PathBuf {
+        match self.path.parent() {
+            Some(p) => p.to_path_buf(),
+            None => PathBuf::new(),
+        }
+    }
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// A parsed file: its value and the span of every value and key in it.
+#[derive(Debug)]
+pub struct Document {
+    /// The file.
+    pub file: Arc<SourceFile>,
+    /// The parsed content, YAML mapped onto the JSON data model.
+    pub value: Value,
+    /// Where each value sits, by JSON Pointer.
+    pub spans: SpanIndex,
+}
+
+/// Where a diagnostic should point within a value's entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Anchor {
+    /// The mapping key that holds the value (falls back to the value).
+    Key,
+    /// The value itself.
+    Value,
+}
+
+impl Document {
+    /// Parses a file. Syntax errors come back as diagnostics; duplicate keys are reported
+    /// in `problems` while the document still loads (the last one wins, as in YAML tools).
+    pub fn parse(file: Arc<SourceFile>) -> Result<(Document, Vec<Diagnostic>), Box<Diagnostic>> {
+        let value = match file.format {
+            Format::Json => serde_json::from_str::<Value>(&file.text).map_err(|err| {
+                let offset = offset_of_line_col(&file.text, err.line(), err.column());
+                let msg = strip_position(&err.to_string());
+                Box::new(
+                    Diagnostic::error("syntax", format!("invalid JSON: {msg}"))
+                        .at(&file, offset..offset, "here")
+                        .with_help(
+                            "fix the JSON syntax; JSON allows no trailing commas or comments",
+                        ),
+                )
+            })?,
+            Format::Yaml => serde_yaml::from_str::<Value>(&file.text).map_err(|err| {
+                let offset = err.location().map_or(0, |l| l.index());
+                let msg = strip_position(&err.to_string());
+                Box::new(
+                    Diagnostic::error("syntax", format!("invalid YAML: {msg}"))
+                        .at(&file, offset..offset, "here")
+                        .with_help("fix the YAML syntax: check indentation, quotes and brackets"),
+                )
+            })?,
+        };
+        let (spans, duplicates) = SpanIndex::build(&file.text);
+        let problems = duplicates
+            .into_iter()
+            .map(|(key, span)| {
+                Diagnostic::error("duplicate_key", format!("duplicate key `{key}`"))
+                    .at(&file, span, "given again here")
+                    .with_help("remove one of the two; only the last one would take effect")
+            })
+            .collect();
+        Ok((Document { file, value, spans }, problems))
+    }
+
+    /// The span to point at for the value at `pointer`: the nearest ancestor that has a
+    /// span, so a diagnostic always lands somewhere sensible.
+    pub fn span(&self, pointer: &str, anchor: Anchor) -> Range<usize> {
+        let mut p = pointer;
+        loop {
+            if let Some(entry) = self.spans.get(p) {
+                return match anchor {
+                    Anchor::Key => entry.key.clone().unwrap_or_else(|| entry.value.clone()),
+                    Anchor::Value => entry.value.clone(),
+                };
+            }
+            match p.rfind('/') {
+                Some(i) => p = &p[..i],
+                None => return 0..0,
+            }
+        }
+    }
+
+    /// An error pointing at the key or value at `pointer`.
+    pub fn error(
+        &self,
+        code: &'static str,
+        pointer: &str,
+        anchor: Anchor,
+        message: impl Into<String>,
+        label: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic::error(code, message).at(&self.file, self.span(pointer, anchor), label)
+    }
+
+    /// A warning pointing at the key or value at `pointer`.
+    pub fn warning(
+        &self,
+        code: &'static str,
+        pointer: &str,
+        anchor: Anchor,
+        message: impl Into<String>,
+        label: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic::warning(code, message).at(&self.file, self.span(pointer, anchor), label)
+    }
+
+    /// `path:line` of the value at `pointer`, for messages that refer to another place.
+    pub fn place(&self, pointer: &str) -> String {
+        let (line, _) = self.file.line_col(self.span(pointer, Anchor::Value).start);
+        format!("{}:{line}", self.file.display_path())
+    }
+
+    /// The value at a JSON Pointer.
+    pub fn get(&self, pointer: &str) -> Option<&Value> {
+        self.value.pointer(pointer)
+    }
+}
+
+/// Byte offset of a 1-based line and column.
+fn offset_of_line_col(text: &str, line: usize, col: usize) -> usize {
+    let mut offset = 0;
+    for (i, l) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == line {
+            let col_bytes: usize = l
+                .chars()
+                .take(col.saturating_sub(1))
+                .map(char::len_utf8)
+                .sum();
+            return offset + col_bytes.min(l.len());
+        }
+        offset += l.len();
+    }
+    text.len()
+}
+
+/// Drops the " at line X column Y" that parsers append: the caret already says it.
+fn strip_position(msg: &str) -> String {
+    match msg.find(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+/// Escapes one JSON Pointer reference token (RFC 6901).
+pub fn escape_token(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// Joins a pointer and a token.
+pub fn join(pointer: &str, token: impl std::fmt::Display) -> String {
+    format!("{pointer}/{}", escape_token(&token.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_characters_not_bytes() {
+        let f = SourceFile::from_text(Path::new("a.yaml"), "a: 1\nb: \"检索\" x\n".into());
+        let x = f.text.find('x').unwrap();
+        assert_eq!(f.line_col(x), (2, 9));
+        assert_eq!(f.line_col(0), (1, 1));
+    }
+
+    #[test]
+    fn offsets_of_line_and_column() {
+        assert_eq!(offset_of_line_col("ab\ncd\n", 2, 2), 4);
+        assert_eq!(offset_of_line_col("ab", 9, 1), 2);
+    }
+}
