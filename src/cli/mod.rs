@@ -80,9 +80,7 @@ pub fn main_impl() -> i32 {
         Ok(cli) => cli,
         Err(err) => {
             let code = match err.kind() {
-                clap::error::ErrorKind::DisplayHelp
-                | clap::error::ErrorKind::DisplayVersion
-                | clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
                     exit_code::SUCCESS
                 }
                 _ => exit_code::USAGE,

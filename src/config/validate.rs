@@ -183,16 +183,19 @@ fn target(doc: &Document, dir: &Path, t: RawTarget, diags: &mut Vec<Diagnostic>)
                 "target_key",
                 &join("/target", key),
                 Anchor::Key,
-                format!("`{key}` does not apply to a `{}` target", kind.as_str()),
+                format!(
+                    "`{key}` does not apply to a target of kind `{}`",
+                    kind.as_str()
+                ),
                 "not used by this kind",
             )
             .with_help(match owner {
                 Some(o) => format!(
-                    "remove it, or set `kind: {o}`; a `{}` target takes {}",
+                    "remove it, or set `kind: {o}`; kind `{}` takes {}",
                     kind.as_str(),
                     list(allowed)
                 ),
-                None => format!("a `{}` target takes {}", kind.as_str(), list(allowed)),
+                None => format!("kind `{}` takes {}", kind.as_str(), list(allowed)),
             }),
         );
         ok = false;
@@ -208,7 +211,7 @@ fn target(doc: &Document, dir: &Path, t: RawTarget, diags: &mut Vec<Diagnostic>)
                     "missing_key",
                     "/target/kind",
                     Anchor::Value,
-                    format!("a `{}` target needs `{key}`", kind.as_str()),
+                    format!("a target of kind `{}` needs `{key}`", kind.as_str()),
                     format!("`{key}` missing"),
                 )
                 .with_help(format!("add `{key}:` under `target:`")),

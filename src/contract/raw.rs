@@ -34,6 +34,8 @@ pub struct RawContract {
     pub io_contract: Option<RawIoContract>,
     /// Fault kind -> required behaviour. Unlisted kinds among TOOL_NOT_FOUND,
     /// PERMISSION_DENIED, TIMEOUT and EMPTY_RESULT default to `explicit`.
+    #[serde(default)]
+    #[schemars(schema_with = "semantics_map")]
     pub failure_semantics: Option<IndexMap<FaultKind, Semantics>>,
     /// How the Skill must behave when its tools are unavailable.
     pub degradation: Option<RawDegradation>,
@@ -52,6 +54,19 @@ pub struct RawContract {
     pub trace: Option<RawTraceRules>,
     /// The trace rules, grouped as the compliance layer's JSON form writes them.
     pub contracts: Option<RawTraceRules>,
+}
+
+/// `failure_semantics`: a map whose keys are fault kinds (schemars leaves map keys
+/// unconstrained, so the schema says it here).
+fn semantics_map(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let keys = generator.subschema_for::<FaultKind>();
+    let values = generator.subschema_for::<Semantics>();
+    schemars::json_schema!({
+        "type": ["object", "null"],
+        "description": "Fault kind -> required behaviour. Unlisted kinds among TOOL_NOT_FOUND, PERMISSION_DENIED, TIMEOUT and EMPTY_RESULT default to `explicit`.",
+        "propertyNames": keys,
+        "additionalProperties": values,
+    })
 }
 
 /// Trace rules under `trace:` or `contracts:`.

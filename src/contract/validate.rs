@@ -144,7 +144,7 @@ fn skill_name(doc: &Document, raw: &RawContract, diags: &mut Vec<Diagnostic>) ->
         (None, None) => {
             diags.push(
                 Diagnostic::error("missing_key", "missing required key `skill`")
-                    .at(&doc.file, 0..0, "in this contract")
+                    .at(&doc.file, doc.span("", Anchor::Value), "in this contract")
                     .with_help("add `skill: NAME` (or `skill_name: NAME`) naming the Skill this contract is for"),
             );
             None
@@ -287,21 +287,21 @@ fn input_schema(
             (loaded.ok()?, false)
         }
     };
-    if let Err(e) = jsonschema::meta::validate(&value) {
-        let inner = e.instance_path().as_str().to_string();
+    if let Err(problem) = crate::schema::check_json_schema(&value) {
         let pointer = if inline {
-            format!("{PTR}{inner}")
+            format!("{PTR}{}", problem.pointer)
         } else {
             PTR.to_string()
         };
-        let at = if inner.is_empty() {
-            String::new()
-        } else {
-            format!(" at `{inner}`")
-        };
         diags.push(
-            doc.error("input_schema", &pointer, Anchor::Value, format!("`input_schema` is not a valid JSON Schema{at}: {e}"), "invalid JSON Schema")
-                .with_help("fix the schema; https://json-schema.org/understanding-json-schema lists the keywords"),
+            doc.error(
+                "input_schema",
+                &pointer,
+                Anchor::Value,
+                format!("invalid `input_schema`: {}", problem.message),
+                "invalid JSON Schema",
+            )
+            .with_help(problem.help),
         );
         return None;
     }

@@ -9,9 +9,12 @@ pub fn did_you_mean<'a>(
     candidates
         .into_iter()
         .filter_map(|c| {
-            let distance = strsim::damerau_levenshtein(&lower, &c.to_lowercase());
+            let c_lower = c.to_lowercase();
+            let distance = strsim::damerau_levenshtein(&lower, &c_lower);
             let limit = (c.chars().count() / 4).clamp(1, 3);
-            (distance <= limit && c != word).then_some((distance, c))
+            // `length` for `len`: a word that extends a short name is a likely mix-up too.
+            let extends = c_lower.len() >= 3 && lower.starts_with(&c_lower);
+            ((distance <= limit || extends) && c != word).then_some((distance, c))
         })
         .min_by_key(|&(d, c)| (d, c))
         .map(|(_, c)| c)
@@ -19,7 +22,7 @@ pub fn did_you_mean<'a>(
 
 /// A help line: "did you mean `x`?" when there is a close candidate, else the list of
 /// valid names (when it is short enough to read).
-pub fn suggestion_help<'a>(word: &str, candidates: &[&'a str], what: &str) -> String {
+pub fn suggestion_help(word: &str, candidates: &[&str], what: &str) -> String {
     match did_you_mean(word, candidates.iter().copied()) {
         Some(s) => format!("did you mean `{s}`?"),
         None if candidates.is_empty() => format!("remove this {what}"),

@@ -268,6 +268,8 @@ impl Loader {
                     )
                     .with_help("scenario ids are unique across the project: rename one"),
                 );
+                self.invalid_scenarios
+                    .push((s.skill.clone(), s.complexity.to_string()));
                 continue;
             }
             match contracts.iter().find(|(c, _)| c.skill == s.skill) {

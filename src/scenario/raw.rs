@@ -15,7 +15,7 @@ use crate::contract::FaultKind;
 #[serde(deny_unknown_fields)]
 #[schemars(title = "fibon-verify scenario")]
 pub struct RawScenario {
-    /// Unique id across all scenarios (used in cell ids).
+    /// A unique id across all scenarios; cell ids are built from it.
     pub id: String,
     /// The Skill under test (a contract's `skill`).
     pub skill: String,

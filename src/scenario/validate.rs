@@ -52,16 +52,20 @@ pub fn validate(doc: &Document, raw: RawScenario, diags: &mut Vec<Diagnostic>) -
         let input_schema = tool
             .input_schema
             .map_or_else(|| serde_json::json!({"type": "object"}), Value::Object);
-        if let Err(e) = jsonschema::meta::validate(&input_schema) {
+        if let Err(problem) = crate::schema::check_json_schema(&input_schema) {
+            let pointer = format!("{}{}", join(&base, "input_schema"), problem.pointer);
             diags.push(
                 doc.error(
                     "input_schema",
-                    &join(&base, "input_schema"),
+                    &pointer,
                     Anchor::Value,
-                    format!("the `input_schema` of tool `{name}` is not a valid JSON Schema: {e}"),
+                    format!(
+                        "invalid `input_schema` of tool `{name}`: {}",
+                        problem.message
+                    ),
                     "invalid JSON Schema",
                 )
-                .with_help("fix the schema; it is what the gateway advertises to the agent"),
+                .with_help(problem.help),
             );
         }
         if tool.responses.is_empty() {

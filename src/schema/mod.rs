@@ -92,6 +92,52 @@ fn drop_null_branches(v: &mut Value) {
     }
 }
 
+/// Why a user's JSON Schema (an `input_schema`) is invalid: the pointer inside it, a
+/// message and a help line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaProblem {
+    /// JSON Pointer of the offending part, inside the schema.
+    pub pointer: String,
+    /// What is wrong.
+    pub message: String,
+    /// What to do.
+    pub help: String,
+}
+
+/// Checks that a value is a valid JSON Schema (against its draft's meta-schema).
+pub fn check_json_schema(schema: &Value) -> Result<(), SchemaProblem> {
+    const TYPES: [&str; 7] = [
+        "string", "number", "integer", "boolean", "object", "array", "null",
+    ];
+    let Err(e) = jsonschema::meta::validate(schema) else {
+        return Ok(());
+    };
+    let pointer = e.instance_path().as_str().to_string();
+    let at = |p: &str| {
+        if p.is_empty() {
+            String::new()
+        } else {
+            format!(" at `{p}`")
+        }
+    };
+    if pointer.ends_with("/type")
+        && let Some(word) = schema.pointer(&pointer).and_then(Value::as_str)
+    {
+        return Err(SchemaProblem {
+            message: format!("`{word}` is not a JSON Schema type{}", at(&pointer)),
+            help: crate::diag::suggestion_help(word, &TYPES, "type"),
+            pointer,
+        });
+    }
+    Err(SchemaProblem {
+        message: format!("not a valid JSON Schema{}: {e}", at(&pointer)),
+        help:
+            "fix the schema; https://json-schema.org/understanding-json-schema lists the keywords"
+                .into(),
+        pointer,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

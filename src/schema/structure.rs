@@ -58,20 +58,18 @@ fn explain(kind: FileKind, doc: &Document, err: &ValidationError<'_>, out: &mut 
             }
             return;
         }
-        ValidationErrorKind::Enum { options } => {
-            let options: Vec<&str> = options
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
+        ValidationErrorKind::Enum { .. } | ValidationErrorKind::OneOfNotValid { .. }
+            if !enum_options(kind.schema(), schema_at(kind.schema(), &pointer)).is_empty() =>
+        {
+            let options = enum_options(kind.schema(), schema_at(kind.schema(), &pointer));
+            let options: Vec<&str> = options.iter().map(String::as_str).collect();
             let found = doc.get(&pointer).map(show).unwrap_or_default();
             let word = doc.get(&pointer).and_then(Value::as_str).unwrap_or("");
             let help = suggestion_help(word, &options, "value");
             let (span, label) = at(Anchor::Value, short_label(&help));
             Diagnostic::error(
                 "unknown_value",
-                format!("unknown {} {found}", what_value(&field)),
+                format!("unknown value {found}{}", for_field(&pointer)),
             )
             .at(&doc.file, span, label)
             .with_help(help)
@@ -79,16 +77,8 @@ fn explain(kind: FileKind, doc: &Document, err: &ValidationError<'_>, out: &mut 
         ValidationErrorKind::PropertyNames { error } => {
             // A map whose keys are an enum (fault kinds): the offending key is the instance.
             let key = error.instance().as_str().unwrap_or_default().to_string();
-            let options: Vec<String> = match error.kind() {
-                ValidationErrorKind::Enum { options } => options
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .map(String::from)
-                    .collect(),
-                _ => Vec::new(),
-            };
+            let names = schema_at(kind.schema(), &pointer).and_then(|n| n.get("propertyNames"));
+            let options = enum_options(kind.schema(), names);
             let options: Vec<&str> = options.iter().map(String::as_str).collect();
             let help = suggestion_help(&key, &options, "key");
             Diagnostic::error(
@@ -114,11 +104,7 @@ fn explain(kind: FileKind, doc: &Document, err: &ValidationError<'_>, out: &mut 
                 "missing_key",
                 format!("missing required key `{name}`{}", within(&pointer)),
             )
-            .at(
-                &doc.file,
-                if pointer.is_empty() { 0..0 } else { span },
-                label,
-            )
+            .at(&doc.file, span, label)
             .with_help(format!(
                 "add `{name}:`{}",
                 describe_property(kind.schema(), &pointer, name)
@@ -175,6 +161,27 @@ fn explain(kind: FileKind, doc: &Document, err: &ValidationError<'_>, out: &mut 
     out.push(diag);
 }
 
+/// The values an enum schema allows: `enum`, or a `oneOf`/`anyOf` of `const`s (what
+/// schemars generates for documented enum variants).
+fn enum_options(root: &Value, node: Option<&Value>) -> Vec<String> {
+    let Some(node) = node.map(|n| resolve(root, n)) else {
+        return Vec::new();
+    };
+    if let Some(values) = node.get("enum").and_then(Value::as_array) {
+        return values
+            .iter()
+            .filter_map(Value::as_str)
+            .map(String::from)
+            .collect();
+    }
+    ["oneOf", "anyOf"]
+        .iter()
+        .filter_map(|k| node.get(*k)?.as_array())
+        .flatten()
+        .filter_map(|b| resolve(root, b).get("const")?.as_str().map(String::from))
+        .collect()
+}
+
 /// The keys a mapping at `pointer` may hold, found by walking the schema along the path.
 fn allowed_keys(schema: &Value, pointer: &str) -> Vec<String> {
     let node = schema_at(schema, pointer);
@@ -187,8 +194,21 @@ fn allowed_keys(schema: &Value, pointer: &str) -> Vec<String> {
 fn describe_property(schema: &Value, pointer: &str, name: &str) -> String {
     schema_at(schema, pointer)
         .and_then(|n| n.get("properties")?.get(name)?.get("description")?.as_str())
-        .map(|d| format!(" ({})", d.trim_end_matches('.').to_lowercase()))
+        .map(|d| {
+            let words: Vec<&str> = d.split_whitespace().collect();
+            format!(
+                ": {}",
+                lowercase_first(words.join(" ").trim_end_matches('.'))
+            )
+        })
         .unwrap_or_default()
+}
+
+fn lowercase_first(s: &str) -> String {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_lowercase().chain(chars).collect())
 }
 
 fn schema_at<'a>(root: &'a Value, pointer: &str) -> Option<&'a Value> {
@@ -274,11 +294,16 @@ fn field_or_value(field: &str) -> String {
     }
 }
 
-fn what_value(field: &str) -> String {
-    if field.is_empty() || field.parse::<usize>().is_ok() {
-        "value".into()
-    } else {
-        format!("`{field}`")
+/// ` for `mode`` or ` in `faults`` (for a list item).
+fn for_field(pointer: &str) -> String {
+    let unescape = |t: &str| t.replace("~1", "/").replace("~0", "~");
+    let mut tokens = pointer.rsplit('/');
+    match (tokens.next(), tokens.next()) {
+        (Some(last), Some(parent)) if last.parse::<usize>().is_ok() && !parent.is_empty() => {
+            format!(" in `{}`", unescape(parent))
+        }
+        (Some(last), _) if !last.is_empty() => format!(" for `{}`", unescape(last)),
+        _ => String::new(),
     }
 }
 
@@ -286,7 +311,7 @@ fn short_label(help: &str) -> String {
     if help.starts_with("did you mean") {
         help.to_string()
     } else {
-        "unknown".to_string()
+        "not an allowed value".to_string()
     }
 }
 

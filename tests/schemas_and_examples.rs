@@ -1,0 +1,187 @@
+//! The committed `schemas/*.json` match the code, and every shipped example — contracts,
+//! scenarios, `fibon.yaml`, the valid fixtures — validates against them and loads clean.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::root;
+use fibon_verify::project;
+use fibon_verify::schema::FileKind;
+
+fn committed(kind: FileKind) -> serde_json::Value {
+    let path = root().join(format!("schemas/{}.schema.json", kind.name()));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+#[test]
+fn committed_schemas_match_the_code() {
+    for kind in FileKind::ALL {
+        assert!(
+            &committed(kind) == kind.schema(),
+            "schemas/{0}.schema.json is stale: run `cargo run -- schema {0} > schemas/{0}.schema.json`",
+            kind.name()
+        );
+    }
+}
+
+fn files(dir: &Path, exts: &[&str]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            if path
+                .file_name()
+                .is_some_and(|n| n != "schema" && n != "fixtures")
+            {
+                out.extend(files(&path, exts));
+            }
+        } else if path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| exts.contains(&e))
+        {
+            out.push(path);
+        }
+    }
+    out.sort();
+    out
+}
+
+fn value_of(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    if path.extension().is_some_and(|e| e == "json") {
+        serde_json::from_str(&text).unwrap()
+    } else {
+        serde_yaml::from_str(&text).unwrap()
+    }
+}
+
+#[test]
+fn shipped_examples_validate_against_the_committed_schemas() {
+    let mut checked = 0;
+    let sets = [
+        (
+            FileKind::Contract,
+            files(&root().join("contracts"), &["yaml", "yml", "json"]),
+        ),
+        (
+            FileKind::Scenario,
+            files(&root().join("scenarios"), &["yaml", "yml"]),
+        ),
+        (FileKind::Config, vec![root().join("fibon.yaml")]),
+    ];
+    for (kind, paths) in sets {
+        let validator = jsonschema::validator_for(&committed(kind)).unwrap();
+        assert!(!paths.is_empty());
+        for path in paths {
+            let errors: Vec<String> = validator
+                .iter_errors(&value_of(&path))
+                .map(|e| e.to_string())
+                .collect();
+            assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+            checked += 1;
+        }
+    }
+    assert_eq!(
+        checked,
+        3 + 6 + 1,
+        "three skills, two scenarios each, one config"
+    );
+}
+
+#[test]
+fn every_shipped_example_loads_into_the_model() {
+    let loaded = project::load_config(&root().join("fibon.yaml"));
+    assert!(loaded.diagnostics.is_empty(), "{:#?}", loaded.diagnostics);
+    let p = &loaded.project;
+    let skills: Vec<&str> = p.contracts.iter().map(|c| c.skill.as_str()).collect();
+    assert_eq!(
+        skills,
+        ["contract_review", "fetch_anthropic_models", "search_docs"]
+    );
+    assert_eq!(p.scenarios.len(), 6);
+
+    let search = &p.contracts[2];
+    assert_eq!(search.version.as_deref(), Some("2.1.0"));
+    assert!(
+        search
+            .preconditions
+            .min_plugin_version
+            .as_ref()
+            .unwrap()
+            .matches(&semver::Version::new(1, 5, 0))
+    );
+    assert_eq!(
+        search.preconditions.tools,
+        ["search_docs"],
+        "defaults to must_call_tools"
+    );
+    assert_eq!(search.io.output_assertions.len(), 2);
+    assert_eq!(
+        search.io.input_schema.as_ref().unwrap()["required"],
+        serde_json::json!(["query"])
+    );
+    assert_eq!(
+        search.degradation.message_template.as_deref(),
+        Some("检索工具当前不可用，无法给出有依据的回答。")
+    );
+
+    let fetch = &p.contracts[1];
+    assert_eq!(
+        fetch.trace.must_call_tools,
+        ["read_page"],
+        "rules under `contracts:`"
+    );
+    assert_eq!(fetch.trace.url_whitelist, ["https://docs.anthropic.com"]);
+    assert!(fetch.trace.strict_citation_required);
+    assert_eq!(fetch.failure_semantics.len(), 4, "the documented defaults");
+    assert!(
+        fetch
+            .failure_semantics
+            .values()
+            .all(|s| *s == fibon_verify::contract::Semantics::Explicit)
+    );
+
+    let review = &p.contracts[0];
+    assert_eq!(review.risk_level, fibon_verify::contract::RiskLevel::Medium);
+    assert_eq!(
+        review.trace.must_call_tools,
+        ["read_pdf", "summarize_text"],
+        "rules under `trace:`"
+    );
+
+    let latest = p
+        .scenarios
+        .iter()
+        .find(|s| {
+            s.skill == "fetch_anthropic_models"
+                && s.complexity == fibon_verify::scenario::Complexity::Simple
+        })
+        .unwrap();
+    assert_eq!(
+        latest.remove,
+        ["read_page"],
+        "defaults to the contract's must_call_tools"
+    );
+    assert_eq!(
+        latest.faults.len(),
+        4,
+        "defaults to the contract's failure_semantics"
+    );
+    let read_page = &latest.tools["read_page"];
+    let official = read_page
+        .respond(
+            &serde_json::json!({"url": "https://docs.anthropic.com/en/docs/about-claude/models"}),
+        )
+        .unwrap();
+    assert!(
+        matches!(official, fibon_verify::scenario::Body::Text(t) if t.contains("claude-sonnet-4-6"))
+    );
+    assert!(
+        read_page
+            .respond(&serde_json::json!({"url": "https://example.org"}))
+            .is_some(),
+        "catch-all"
+    );
+}
