@@ -16,6 +16,8 @@ pub mod contract;
 pub mod diag;
 pub mod errors;
 pub mod exit_code;
+
+pub mod mcp;
 pub mod project;
 pub mod scenario;
 pub mod schema;

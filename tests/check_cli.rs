@@ -285,3 +285,83 @@ fn closed_stdout_is_not_an_error() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn a_duplicate_id_is_reported_even_when_the_first_scenario_is_invalid() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("c.yaml"), "skill: s\n").unwrap();
+    std::fs::write(
+        dir.path().join("a.yaml"),
+        "id: same\nskill: s\ncomplexity: simple\ninput: \"\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("b.yaml"),
+        "id: same\nskill: s\ncomplexity: complex\ninput: hi\n",
+    )
+    .unwrap();
+    let out = fibon(dir.path())
+        .args(["check", "--format", "json", "."])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let codes: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        codes,
+        ["fibon::empty_input", "fibon::duplicate_id"],
+        "no coverage warning either: {report:#}"
+    );
+}
+
+#[test]
+fn an_error_in_the_config_does_not_hide_the_errors_of_the_contracts() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("contracts")).unwrap();
+    std::fs::write(dir.path().join("fibon.yaml"), "matrix: {jobs: 0}\n").unwrap();
+    std::fs::write(
+        dir.path().join("contracts/c.yaml"),
+        "skill: s\nrisk_level: severe\n",
+    )
+    .unwrap();
+    let out = fibon(dir.path())
+        .args(["check", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), exit_code::INVALID_INPUT);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let codes: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert!(
+        codes.contains(&"fibon::out_of_range") && codes.contains(&"fibon::unknown_value"),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn json_files_may_name_their_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("c.json"),
+        r#"{"$schema": "../schemas/contract.schema.json", "skill": "s"}"#,
+    )
+    .unwrap();
+    let out = fibon(dir.path())
+        .args(["check", "c.json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        code(&out),
+        exit_code::SUCCESS,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -163,3 +163,25 @@ impl Default for Matrix {
         }
     }
 }
+
+/// Expands `${VAR}` from the environment (unset variables expand to nothing).
+pub fn expand_env(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        match rest[start + 2..].find('}') {
+            Some(end) => {
+                let name = &rest[start + 2..start + 2 + end];
+                out.push_str(&std::env::var(name).unwrap_or_default());
+                rest = &rest[start + 3 + end..];
+            }
+            None => {
+                out.push_str(&rest[start..]);
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}

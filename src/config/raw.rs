@@ -13,6 +13,9 @@ use super::model::TargetKind;
 #[serde(deny_unknown_fields)]
 #[schemars(title = "fibon-verify config")]
 pub struct RawConfig {
+    /// The JSON Schema this file follows, for editors (ignored by fibon-verify).
+    #[serde(rename = "$schema")]
+    pub schema: Option<String>,
     /// Contract files or folders (a folder's `*.yaml|*.yml|*.json`, not recursive),
     /// relative to this file. Default: `[contracts]`.
     pub contracts: Option<Vec<String>>,

@@ -34,9 +34,10 @@ const TARGET_KEYS: [(TargetKind, &[&str]); 4] = [
 /// The default per-cell timeout of a target.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// Validates a raw config; problems go to `diags`. `None` when any is an error.
-pub fn validate(doc: &Document, raw: RawConfig, diags: &mut Vec<Diagnostic>) -> Option<Config> {
-    let before = diags.iter().filter(|d| d.is_error()).count();
+/// Validates a raw config; problems go to `diags`. The config comes back even when some
+/// are errors (with defaults in their place), so the contracts and scenarios it names can
+/// still be checked: every problem in every file is reported.
+pub fn validate(doc: &Document, raw: RawConfig, diags: &mut Vec<Diagnostic>) -> Config {
     let dir = doc.file.dir();
     let mut paths = |key: &str, given: Option<Vec<String>>| -> Vec<PathBuf> {
         let explicit = given.is_some();
@@ -82,6 +83,13 @@ pub fn validate(doc: &Document, raw: RawConfig, diags: &mut Vec<Diagnostic>) -> 
                 );
             }
             let transport = match (s.command, s.url) {
+                (Some(command), None) if command.is_empty() => {
+                    diags.push(
+                        doc.error("mcp_transport", &join(&base, "command"), Anchor::Value, "`command` is empty", "no program")
+                            .with_help("give the server's argv, such as `[npx, \"@modelcontextprotocol/server-everything\"]`"),
+                    );
+                    None
+                }
                 (Some(command), None) if !command.is_empty() => {
                     only(doc, &base, "headers", s.headers.is_some(), "stdio", diags);
                     Some(McpTransport::Stdio { command, env: s.env.unwrap_or_default() })
@@ -146,8 +154,7 @@ pub fn validate(doc: &Document, raw: RawConfig, diags: &mut Vec<Diagnostic>) -> 
             .and_then(|r| r.dir)
             .unwrap_or_else(|| "target/fibon".into()),
     );
-    let failed = diags.iter().filter(|d| d.is_error()).count() > before;
-    (!failed).then(|| Config {
+    Config {
         path: Some(doc.file.path.clone()),
         contracts,
         scenarios,
@@ -155,7 +162,7 @@ pub fn validate(doc: &Document, raw: RawConfig, diags: &mut Vec<Diagnostic>) -> 
         platform: platform.unwrap_or_default(),
         matrix,
         report_dir,
-    })
+    }
 }
 
 fn target(doc: &Document, dir: &Path, t: RawTarget, diags: &mut Vec<Diagnostic>) -> Option<Target> {

@@ -7,6 +7,6 @@ mod rule;
 mod validate;
 
 pub use model::*;
-pub use rule::{CmpOp, Rule, RuleError};
+pub use rule::{CmpOp, Rule, RuleError, is_singular};
 pub(crate) use validate::absolute_http_url;
 pub use validate::validate;

@@ -172,6 +172,8 @@ pub struct OutputAssertion {
     pub path_text: String,
     /// The parsed JSONPath.
     pub path: serde_json_path::JsonPath,
+    /// Whether the path selects at most one node (decides what `len` measures).
+    pub singular: bool,
     /// The rule as written.
     pub rule_text: String,
     /// The parsed rule.

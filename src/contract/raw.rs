@@ -16,6 +16,9 @@ use super::model::{DegradationMode, FaultKind, RiskLevel, Semantics};
 #[serde(deny_unknown_fields)]
 #[schemars(title = "fibon-verify contract")]
 pub struct RawContract {
+    /// The JSON Schema this file follows, for editors (ignored by fibon-verify).
+    #[serde(rename = "$schema")]
+    pub schema: Option<String>,
     /// The Skill's name (unique across contracts).
     pub skill: Option<String>,
     /// Alias of `skill`, as the JSON form of the compliance layer writes it.

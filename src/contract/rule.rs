@@ -57,8 +57,9 @@ impl CmpOp {
 /// A parsed rule.
 #[derive(Debug, Clone)]
 pub enum Rule {
-    /// `len OP N`: the length of the selected array, string or object (or, when the path
-    /// selects several nodes, their number).
+    /// `len OP N`: on a singular path (`$.results`), the length of the selected array,
+    /// string or object; on a path that can select several nodes (`$.results[*]`, filters,
+    /// slices, `..`), the number of nodes selected.
     Len(CmpOp, u64),
     /// `matches REGEX`: every selected value is a string matching the regex.
     Matches(Regex),
@@ -148,8 +149,10 @@ impl Rule {
         })
     }
 
-    /// Checks the rule against the nodes a JSONPath selected. `Err` says why it failed.
-    pub fn check(&self, nodes: &[&Value]) -> Result<(), String> {
+    /// Checks the rule against the nodes a JSONPath selected (`singular`: see
+    /// [`is_singular`]). `Err` says why it failed. Every rule but `len` fails when the
+    /// path selects nothing: an empty selection is never a vacuous pass.
+    pub fn check(&self, nodes: &[&Value], singular: bool) -> Result<(), String> {
         let each = |ok: &dyn Fn(&Value) -> bool, what: &str| match nodes.iter().find(|v| !ok(v)) {
             Some(bad) => Err(format!("{bad} {what}")),
             None if nodes.is_empty() => Err("the path selects nothing".to_string()),
@@ -162,9 +165,13 @@ impl Rule {
             },
             Rule::NotEmpty => each(&|v| !is_empty(v), "is empty"),
             Rule::Len(op, n) => {
-                let len = match nodes {
-                    [one] => length(one).ok_or_else(|| format!("{one} has no length"))?,
-                    many => many.len() as u64,
+                let len = if singular {
+                    match nodes {
+                        [one] => length(one).ok_or_else(|| format!("{one} has no length"))?,
+                        _ => return Err("the path selects nothing".to_string()),
+                    }
+                } else {
+                    nodes.len() as u64
                 };
                 match op.holds(len, *n) {
                     true => Ok(()),
@@ -176,16 +183,41 @@ impl Rule {
                 &format!("does not match `{re}`"),
             ),
             Rule::Equals(want) => each(&|v| values_equal(v, want), &format!("is not {want}")),
-            Rule::NotEquals(want) => match nodes.iter().find(|v| values_equal(v, want)) {
-                Some(bad) => Err(format!("{bad} equals {want}")),
-                None => Ok(()),
-            },
+            Rule::NotEquals(want) => each(&|v| !values_equal(v, want), &format!("equals {want}")),
             Rule::Compare(op, n) => each(
                 &|v| v.as_f64().is_some_and(|x| op.holds(x, *n)),
                 &format!("is not a number {} {n}", op_str(*op)),
             ),
         }
     }
+}
+
+/// Whether a JSONPath is singular (RFC 9535 §2.3.5.1): names and indices only, so it
+/// selects at most one node. Wildcards, descendants, filters, slices and unions are not.
+pub fn is_singular(path: &str) -> bool {
+    let mut in_quote: Option<char> = None;
+    let mut depth = 0usize;
+    let mut prev = '\0';
+    for c in path.chars() {
+        match in_quote {
+            Some(q) => {
+                if c == q && prev != '\\' {
+                    in_quote = None;
+                }
+            }
+            None => match c {
+                '\'' | '"' => in_quote = Some(c),
+                '[' => depth += 1,
+                ']' => depth = depth.saturating_sub(1),
+                '*' | '?' => return false,
+                '.' if prev == '.' => return false,
+                ',' | ':' if depth > 0 => return false,
+                _ => {}
+            },
+        }
+        prev = c;
+    }
+    true
 }
 
 fn op_str(op: CmpOp) -> &'static str {
@@ -237,7 +269,36 @@ mod tests {
 
     fn check(rule: &str, nodes: &[Value]) -> Result<(), String> {
         let refs: Vec<&Value> = nodes.iter().collect();
-        Rule::parse(rule).unwrap().check(&refs)
+        Rule::parse(rule).unwrap().check(&refs, nodes.len() <= 1)
+    }
+
+    #[test]
+    fn singular_paths() {
+        assert!(is_singular("$.results"));
+        assert!(is_singular("$.a[0]['b.c']"));
+        assert!(is_singular("$['a*b']"));
+        assert!(!is_singular("$.results[*]"));
+        assert!(!is_singular("$..url"));
+        assert!(!is_singular("$.a[?@.x > 1]"));
+        assert!(!is_singular("$.a[0:2]"));
+        assert!(!is_singular("$.a[0,1]"));
+    }
+
+    #[test]
+    fn len_counts_nodes_on_a_wildcard_path_even_when_one_is_selected() {
+        let obj = json!({"url": "a", "title": "b"});
+        assert!(
+            Rule::parse("len == 1")
+                .unwrap()
+                .check(&[&obj], false)
+                .is_ok()
+        );
+        assert!(
+            Rule::parse("len == 2")
+                .unwrap()
+                .check(&[&obj], true)
+                .is_ok()
+        );
     }
 
     #[test]
@@ -296,6 +357,10 @@ mod tests {
         );
         assert!(check("== 3", &[json!(3.0)]).is_ok());
         assert!(check("!= 3", &[json!(4), json!(3)]).is_err());
+        assert!(
+            check("!= 3", &[]).is_err(),
+            "nothing selected fails every rule but len"
+        );
         assert!(check("> 0.5", &[json!(0.7)]).is_ok());
         assert!(check("> 0.5", &[json!("0.7")]).is_err());
         assert!(check("exists", &[json!(null)]).is_ok());

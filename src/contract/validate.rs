@@ -80,6 +80,7 @@ pub fn validate(doc: &Document, raw: RawContract, diags: &mut Vec<Diagnostic>) -
                     )
                 });
                 Some(OutputAssertion {
+                    singular: super::rule::is_singular(&a.path),
                     path_text: a.path,
                     path: path.ok()?,
                     rule_text: a.rule,
@@ -157,8 +158,14 @@ fn skill_name(doc: &Document, raw: &RawContract, diags: &mut Vec<Diagnostic>) ->
             };
             if name.trim().is_empty() || name.chars().any(char::is_whitespace) {
                 diags.push(
-                    doc.error("invalid_name", key, Anchor::Value, format!("invalid skill name `{name}`"), "empty or contains spaces")
-                        .with_help("name the skill with letters, digits, `_`, `-` or `.`, such as `search_docs`"),
+                    doc.error(
+                        "invalid_name",
+                        key,
+                        Anchor::Value,
+                        format!("invalid skill name `{name}`"),
+                        "empty or contains spaces",
+                    )
+                    .with_help("name the skill without spaces, such as `search_docs`"),
                 );
                 return None;
             }

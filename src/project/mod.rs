@@ -13,6 +13,7 @@ use crate::diag::{Diagnostic, did_you_mean};
 use crate::scenario::{self, Complexity, Scenario};
 use crate::schema::{FileKind, parse_as};
 use crate::source::{Anchor, Document, SourceFile};
+use serde_json::Value;
 
 pub use discover::classify;
 
@@ -62,7 +63,12 @@ pub fn load_paths(paths: &[PathBuf]) -> Loaded {
             match discover::config_in(path) {
                 Some(cfg) => loader.config_project(&cfg),
                 None => {
-                    for file in discover::walk(path, true, &["yaml", "yml", "json"]) {
+                    // As in a project: YAML at any depth, JSON only at the top (JSON
+                    // further down is fixtures and schemas).
+                    let mut files = discover::walk(path, true, &["yaml", "yml"]);
+                    files.extend(discover::walk(path, false, &["json"]));
+                    files.sort();
+                    for file in files {
                         loader.classified(&file, false);
                     }
                 }
@@ -82,7 +88,8 @@ struct Loader {
     files: usize,
     config: Option<Config>,
     contracts: Vec<(Contract, Arc<Document>)>,
-    scenarios: Vec<(Scenario, Arc<Document>)>,
+    /// Every scenario file that parsed, valid or not, in load order.
+    scenarios: Vec<ScenarioEntry>,
     /// Scenario files were part of the load (so coverage gaps are worth a warning).
     saw_scenarios: bool,
     /// Some contract source could not be read: skip "unknown skill" checks, which would
@@ -90,9 +97,16 @@ struct Loader {
     contracts_incomplete: bool,
     /// Contract files that failed validation, by skill name if it could be read.
     invalid_skills: Vec<String>,
-    /// (skill, complexity) of scenario files that failed validation: they still count
-    /// for coverage, so one error does not bring a second, misleading warning.
-    invalid_scenarios: Vec<(String, String)>,
+}
+
+/// A scenario file as loaded: its id, skill and complexity as written (for cross-file
+/// rules and coverage, even when the file is invalid) and the model when it is valid.
+struct ScenarioEntry {
+    doc: Arc<Document>,
+    id: String,
+    skill: String,
+    complexity: String,
+    model: Option<Scenario>,
 }
 
 impl Loader {
@@ -111,34 +125,54 @@ impl Loader {
         let Some(file) = self.read(path) else { return };
         let parsed = parse_as::<config::raw::RawConfig>(FileKind::Config, file);
         self.diags.extend(parsed.diags);
-        let (Some(doc), Some(raw)) = (parsed.doc, parsed.raw) else {
+        let Some(doc) = parsed.doc else {
             self.contracts_incomplete = true;
+            return;
+        };
+        let Some(raw) = parsed.raw else {
+            // The config's shape is broken; still check the files it names, as far as
+            // they can be read from it.
+            let dir = doc.file.dir();
+            let list = |key: &str| -> Vec<PathBuf> {
+                match doc.get(&format!("/{key}")) {
+                    Some(Value::Array(items)) => items
+                        .iter()
+                        .filter_map(Value::as_str)
+                        .map(|p| dir.join(p))
+                        .collect(),
+                    _ => vec![dir.join(key)],
+                }
+            };
+            let (contracts, scenarios) = (list("contracts"), list("scenarios"));
+            self.load_listed(&contracts, &scenarios);
             return;
         };
         let before = self.diags.len();
         let cfg = config::validate(&doc, raw, &mut self.diags);
-        if self.diags[before..]
-            .iter()
-            .any(|d| d.code == "missing_path")
-        {
+        let new = &self.diags[before..];
+        if new.iter().any(|d| d.code == "missing_path") {
             self.contracts_incomplete = true;
         }
-        let Some(cfg) = cfg else {
-            self.contracts_incomplete = true;
-            return;
-        };
-        for p in &cfg.contracts {
+        let config_valid = !new.iter().any(Diagnostic::is_error);
+        self.load_listed(&cfg.contracts, &cfg.scenarios);
+        if config_valid {
+            self.config = Some(cfg);
+        }
+    }
+
+    /// The contract and scenario files and folders a config lists (those that exist).
+    fn load_listed(&mut self, contracts: &[PathBuf], scenarios: &[PathBuf]) {
+        for p in contracts.iter().filter(|p| p.exists()) {
             for f in discover::files_of(p, false, &["yaml", "yml", "json"]) {
                 self.contract(&f);
             }
         }
-        for p in &cfg.scenarios {
+        for p in scenarios.iter().filter(|p| p.exists()) {
             self.saw_scenarios = true;
             for f in discover::files_of(p, true, &["yaml", "yml"]) {
                 self.scenario(&f);
             }
         }
-        self.config = Some(cfg);
     }
 
     /// A file whose kind is told by its content.
@@ -195,25 +229,24 @@ impl Loader {
         let Some(file) = self.read(path) else { return };
         let parsed = parse_as::<scenario::raw::RawScenario>(FileKind::Scenario, file);
         self.diags.extend(parsed.diags);
-        let key = parsed.doc.as_ref().map(|d| {
-            let field = |p| {
-                d.get(p)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or_default()
-                    .to_string()
-            };
-            (field("/skill"), field("/complexity"))
-        });
-        let valid = match (parsed.doc, parsed.raw) {
-            (Some(doc), Some(raw)) => {
-                scenario::validate(&doc, raw, &mut self.diags).map(|s| (s, doc))
-            }
-            _ => None,
+        let Some(doc) = parsed.doc else { return };
+        let field = |p| {
+            doc.get(p)
+                .and_then(|v| v.as_str())
+                .unwrap_or_default()
+                .to_string()
         };
-        match valid {
-            Some(pair) => self.scenarios.push(pair),
-            None => self.invalid_scenarios.extend(key),
-        }
+        let (id, skill, complexity) = (field("/id"), field("/skill"), field("/complexity"));
+        let model = parsed
+            .raw
+            .and_then(|raw| scenario::validate(&doc, raw, &mut self.diags));
+        self.scenarios.push(ScenarioEntry {
+            doc,
+            id,
+            skill,
+            complexity,
+            model,
+        });
     }
 
     /// Cross-file rules, then defaults that need the contract.
@@ -251,30 +284,42 @@ impl Loader {
             }
             contracts.push((c, doc));
         }
+        let entries = std::mem::take(&mut self.scenarios);
         let mut scenarios: Vec<(Scenario, Arc<Document>)> = Vec::new();
-        for (mut s, doc) in std::mem::take(&mut self.scenarios) {
-            if let Some((_, first)) = scenarios.iter().find(|(o, _)| o.id == s.id) {
+        // (skill, complexity) of every scenario that counts for coverage: valid ones, and
+        // invalid ones too, so one error does not bring a second, misleading warning.
+        let mut covered: Vec<(String, String)> = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            covered.push((entry.skill.clone(), entry.complexity.clone()));
+            if let Some(first) = entries[..i]
+                .iter()
+                .find(|o| !o.id.is_empty() && o.id == entry.id)
+            {
                 self.diags.push(
-                    doc.error(
-                        "duplicate_id",
-                        "/id",
-                        Anchor::Value,
-                        format!(
-                            "scenario id `{}` is already used at {}",
-                            s.id,
-                            first.place("/id")
-                        ),
-                        "used twice",
-                    )
-                    .with_help("scenario ids are unique across the project: rename one"),
+                    entry
+                        .doc
+                        .error(
+                            "duplicate_id",
+                            "/id",
+                            Anchor::Value,
+                            format!(
+                                "scenario id `{}` is already used at {}",
+                                entry.id,
+                                first.doc.place("/id")
+                            ),
+                            "used twice",
+                        )
+                        .with_help("scenario ids are unique across the project: rename one"),
                 );
-                self.invalid_scenarios
-                    .push((s.skill.clone(), s.complexity.to_string()));
                 continue;
             }
+            let Some(mut s) = entry.model.clone() else {
+                continue;
+            };
+            let doc = &entry.doc;
             match contracts.iter().find(|(c, _)| c.skill == s.skill) {
                 Some((c, _)) => {
-                    if !self.resolve(&mut s, c, &doc) {
+                    if !self.resolve(&mut s, c, doc) {
                         continue;
                     }
                 }
@@ -293,7 +338,7 @@ impl Loader {
                     continue;
                 }
             }
-            scenarios.push((s, doc));
+            scenarios.push((s, Arc::clone(doc)));
         }
         if self.saw_scenarios {
             for (c, doc) in &contracts {
@@ -303,13 +348,9 @@ impl Loader {
                     "/skill_name"
                 };
                 let has = |x: Complexity| {
-                    scenarios
+                    covered
                         .iter()
-                        .any(|(s, _)| s.skill == c.skill && s.complexity == x)
-                        || self
-                            .invalid_scenarios
-                            .iter()
-                            .any(|(s, k)| *s == c.skill && *k == x.to_string())
+                        .any(|(s, k)| *s == c.skill && *k == x.to_string())
                 };
                 let missing: Vec<(Complexity, &str)> = [
                     (Complexity::Simple, "Q1 and Q3"),
@@ -350,10 +391,10 @@ impl Loader {
                 ok = false;
             }
         }
-        if s.faults.is_empty() {
+        if doc.get("/faults").is_none_or(Value::is_null) {
             s.faults = c.failure_semantics.keys().copied().collect();
         }
-        if s.remove.is_empty() {
+        if doc.get("/remove").is_none_or(Value::is_null) {
             s.remove = if c.trace.must_call_tools.is_empty() {
                 c.preconditions.tools.clone()
             } else {

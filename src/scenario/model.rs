@@ -101,7 +101,10 @@ impl Matcher {
     pub fn matches(&self, value: Option<&Value>) -> bool {
         match (self, value) {
             (_, None) => false,
-            (Matcher::Exact(want), Some(v)) => want == v,
+            (Matcher::Exact(want), Some(v)) => match (want.as_f64(), v.as_f64()) {
+                (Some(a), Some(b)) => a == b,
+                _ => want == v,
+            },
             (Matcher::Prefix(p), Some(v)) => v.as_str().is_some_and(|s| s.starts_with(p.as_str())),
             (Matcher::Regex(re), Some(v)) => v.as_str().is_some_and(|s| re.is_match(s)),
         }

@@ -15,6 +15,9 @@ use crate::contract::FaultKind;
 #[serde(deny_unknown_fields)]
 #[schemars(title = "fibon-verify scenario")]
 pub struct RawScenario {
+    /// The JSON Schema this file follows, for editors (ignored by fibon-verify).
+    #[serde(rename = "$schema")]
+    pub schema: Option<String>,
     /// A unique id across all scenarios; cell ids are built from it.
     pub id: String,
     /// The Skill under test (a contract's `skill`).

@@ -115,8 +115,8 @@ pub enum Anchor {
 }
 
 impl Document {
-    /// Parses a file. Syntax errors come back as diagnostics; duplicate keys are reported
-    /// in `problems` while the document still loads (the last one wins, as in YAML tools).
+    /// Parses a file. Syntax errors come back as the error; duplicate keys come back as
+    /// error diagnostics beside the document, which the caller reports with the rest.
     pub fn parse(file: Arc<SourceFile>) -> Result<(Document, Vec<Diagnostic>), Box<Diagnostic>> {
         let value = match file.format {
             Format::Json => serde_json::from_str::<Value>(&file.text).map_err(|err| {
