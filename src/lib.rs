@@ -16,6 +16,7 @@ pub mod contract;
 pub mod diag;
 pub mod errors;
 pub mod exit_code;
+pub mod gateway;
 
 pub mod mcp;
 pub mod project;

@@ -2,6 +2,7 @@
 //! exit code. Usage errors exit 64 (not clap's 2, which here means "contract violation").
 
 mod check;
+mod gateway;
 mod schema;
 
 use std::io::{IsTerminal, Write};
@@ -39,6 +40,8 @@ pub struct Cli {
 enum Command {
     /// Validate contracts, scenarios and the config; report every problem in every file.
     Check(check::CheckArgs),
+    /// Serve a scenario's tools with faults, standalone, for any MCP client; print the trace.
+    Gateway(gateway::GatewayArgs),
     /// Print the JSON Schema of a file kind (for editors and other tools).
     Schema(schema::SchemaArgs),
 }
@@ -96,6 +99,7 @@ pub fn main_impl() -> i32 {
     };
     let result = match cli.command {
         Command::Check(args) => check::run(&globals, args),
+        Command::Gateway(args) => gateway::run(&globals, args),
         Command::Schema(args) => schema::run(args),
     };
     match result {

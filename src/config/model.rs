@@ -152,6 +152,8 @@ pub struct Matrix {
     pub repeat: u32,
     /// How long a TIMEOUT fault holds a call.
     pub timeout_fault_delay: Duration,
+    /// The delay a LATENCY fault adds to each call.
+    pub latency_fault_delay: Duration,
 }
 
 impl Default for Matrix {
@@ -160,6 +162,7 @@ impl Default for Matrix {
             jobs: std::thread::available_parallelism().map_or(4, |n| n.get() as u32),
             repeat: 1,
             timeout_fault_delay: Duration::from_secs(5),
+            latency_fault_delay: Duration::from_secs(1),
         }
     }
 }

@@ -111,6 +111,8 @@ pub struct RawMatrix {
     pub repeat: Option<u32>,
     /// How long a TIMEOUT fault holds a call before failing it (default 5s).
     pub timeout_fault_delay: Option<String>,
+    /// The delay a LATENCY fault adds to each call (default 1s).
+    pub latency_fault_delay: Option<String>,
 }
 
 /// Where reports go.

@@ -148,6 +148,10 @@ pub fn validate(doc: &Document, raw: RawConfig, diags: &mut Vec<Diagnostic>) -> 
             .timeout_fault_delay
             .and_then(|d| duration(doc, "/matrix/timeout_fault_delay", &d, diags))
             .unwrap_or(defaults.timeout_fault_delay),
+        latency_fault_delay: m
+            .latency_fault_delay
+            .and_then(|d| duration(doc, "/matrix/latency_fault_delay", &d, diags))
+            .unwrap_or(defaults.latency_fault_delay),
     });
     let report_dir = dir.join(
         raw.report

@@ -30,17 +30,21 @@ pub enum FaultKind {
     SchemaDrift,
     /// The upstream server that provides the tool is down.
     ServerDown,
+    /// Calls are answered normally, after an added delay (not a failure: the agent is
+    /// expected to answer).
+    Latency,
 }
 
 impl FaultKind {
     /// Every kind, in the documented order.
-    pub const ALL: [FaultKind; 6] = [
+    pub const ALL: [FaultKind; 7] = [
         FaultKind::ToolNotFound,
         FaultKind::PermissionDenied,
         FaultKind::Timeout,
         FaultKind::EmptyResult,
         FaultKind::SchemaDrift,
         FaultKind::ServerDown,
+        FaultKind::Latency,
     ];
 
     /// The kinds that get `explicit` semantics when a contract does not name them.
@@ -60,7 +64,25 @@ impl FaultKind {
             FaultKind::EmptyResult => "EMPTY_RESULT",
             FaultKind::SchemaDrift => "SCHEMA_DRIFT",
             FaultKind::ServerDown => "SERVER_DOWN",
+            FaultKind::Latency => "LATENCY",
         }
+    }
+}
+
+impl std::str::FromStr for FaultKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        FaultKind::ALL
+            .into_iter()
+            .find(|k| k.as_str().eq_ignore_ascii_case(s))
+            .ok_or_else(|| {
+                let names: Vec<&str> = FaultKind::ALL.iter().map(|k| k.as_str()).collect();
+                format!(
+                    "unknown fault kind `{s}`; expected one of {}",
+                    names.join(", ")
+                )
+            })
     }
 }
 

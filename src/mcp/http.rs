@@ -72,7 +72,12 @@ impl HttpConnection {
                         "the reply exceeded {MAX_BODY} bytes"
                     )));
                 }
-                for event in parser.feed(&String::from_utf8_lossy(&chunk)) {
+                // Priming events (an id with empty data) carry no message.
+                for event in parser
+                    .feed(&chunk)
+                    .into_iter()
+                    .filter(|e| !e.data.trim().is_empty())
+                {
                     if let Some(result) = self.take(&id, &event.data)? {
                         return result;
                     }

@@ -16,19 +16,21 @@ pub struct Event {
 /// Incremental parser: feed bytes, take complete events.
 #[derive(Debug, Default)]
 pub struct Parser {
-    buf: String,
+    buf: Vec<u8>,
     event: Option<String>,
     data: Vec<String>,
     id: Option<String>,
 }
 
 impl Parser {
-    /// Feeds a chunk; returns the events it completed.
-    pub fn feed(&mut self, chunk: &str) -> Vec<Event> {
-        self.buf.push_str(chunk);
+    /// Feeds a chunk of bytes (a UTF-8 character may be split across chunks); returns
+    /// the events it completed.
+    pub fn feed(&mut self, chunk: &[u8]) -> Vec<Event> {
+        self.buf.extend_from_slice(chunk);
         let mut out = Vec::new();
-        while let Some(nl) = self.buf.find('\n') {
-            let line: String = self.buf.drain(..=nl).collect();
+        while let Some(nl) = self.buf.iter().position(|b| *b == b'\n') {
+            let raw: Vec<u8> = self.buf.drain(..=nl).collect();
+            let line = String::from_utf8_lossy(&raw);
             let line = line.trim_end_matches(['\n', '\r']);
             if line.is_empty() {
                 if !self.data.is_empty() {
@@ -81,8 +83,8 @@ mod tests {
     #[test]
     fn parses_events_split_across_chunks() {
         let mut p = Parser::default();
-        assert!(p.feed("event: message\nid: 1\nda").is_empty());
-        let evs = p.feed("ta: {\"a\":1}\n\n: comment\ndata: x\r\ndata: y\n\n");
+        assert!(p.feed(b"event: message\nid: 1\nda").is_empty());
+        let evs = p.feed(b"ta: {\"a\":1}\n\n: comment\ndata: x\r\ndata: y\n\n");
         assert_eq!(evs.len(), 2);
         assert_eq!(
             evs[0],
@@ -94,6 +96,9 @@ mod tests {
         );
         assert_eq!(evs[1].data, "x\ny");
         let s = format(&serde_json::json!({"b": 2}), Some("7"));
-        assert_eq!(p.feed(&s)[0].data, "{\"b\":2}");
+        assert_eq!(p.feed(s.as_bytes())[0].data, "{\"b\":2}");
+        let word = "data: 检索\n\n".as_bytes();
+        assert!(p.feed(&word[..8]).is_empty(), "split inside a character");
+        assert_eq!(p.feed(&word[8..])[0].data, "检索");
     }
 }

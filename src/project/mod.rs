@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::config::{self, Config};
-use crate::contract::{self, Contract};
+use crate::contract::{self, Contract, FaultKind};
 use crate::diag::{Diagnostic, did_you_mean};
 use crate::scenario::{self, Complexity, Scenario};
 use crate::schema::{FileKind, parse_as};
@@ -408,6 +408,20 @@ impl Loader {
                             .with_help("removing a tool the agent never sees tests nothing; check the name"),
                     );
                 }
+            }
+        }
+        if s.faults.contains(&FaultKind::SchemaDrift) {
+            for tool in s.remove.iter().filter(|t| !s.schema_drift.contains_key(*t)) {
+                let i = s
+                    .faults
+                    .iter()
+                    .position(|f| *f == FaultKind::SchemaDrift)
+                    .unwrap_or(0);
+                self.diags.push(
+                    doc.error("schema_drift", &format!("/faults/{i}"), Anchor::Value, format!("SCHEMA_DRIFT needs the older input schema of `{tool}`"), "no drift schema")
+                        .with_help(format!("add `schema_drift: {{{tool}: {{type: object, properties: ...}}}}` with the schema an older version advertised")),
+                );
+                ok = false;
             }
         }
         ok

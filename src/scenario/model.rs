@@ -52,6 +52,8 @@ pub struct Scenario {
     pub facts: Vec<String>,
     /// Facts the answer must never contain.
     pub forbidden: Vec<String>,
+    /// Tool name -> the older input schema advertised under SCHEMA_DRIFT.
+    pub schema_drift: IndexMap<String, Value>,
     /// The file it was loaded from.
     pub source: PathBuf,
 }

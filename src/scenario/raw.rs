@@ -35,6 +35,9 @@ pub struct RawScenario {
     pub faults: Option<Vec<FaultKind>>,
     /// What the answer must and must not contain.
     pub expect: Option<RawExpect>,
+    /// Tool name -> the older `inputSchema` the gateway advertises under a SCHEMA_DRIFT
+    /// fault (fixture or upstream tools).
+    pub schema_drift: Option<IndexMap<String, serde_json::Map<String, Value>>>,
 }
 
 /// A tool the gateway serves from fixtures.

@@ -144,8 +144,27 @@ pub fn validate(doc: &Document, raw: RawScenario, diags: &mut Vec<Diagnostic>) -
             );
         }
     }
+    let mut schema_drift = IndexMap::new();
+    for (tool, schema) in raw.schema_drift.unwrap_or_default() {
+        let schema = Value::Object(schema);
+        if let Err(problem) = crate::schema::check_json_schema(&schema) {
+            let pointer = format!("{}{}", join("/schema_drift", &tool), problem.pointer);
+            diags.push(
+                doc.error(
+                    "input_schema",
+                    &pointer,
+                    Anchor::Value,
+                    format!("invalid drift schema of tool `{tool}`: {}", problem.message),
+                    "invalid JSON Schema",
+                )
+                .with_help(problem.help),
+            );
+        }
+        schema_drift.insert(tool, schema);
+    }
     let failed = diags.iter().filter(|d| d.is_error()).count() > before;
     (!failed).then(|| Scenario {
+        schema_drift,
         id: raw.id,
         skill: raw.skill,
         complexity: raw.complexity,

@@ -1,0 +1,170 @@
+//! `fibon-verify gateway --scenario ID`: the gateway standalone. It serves one session
+//! with the scenario's fixtures, the platform's upstream MCP servers and the faults
+//! given, prints its REST and MCP URLs, serves until Ctrl-C, then writes the trace — so a
+//! user can point any MCP client at it and see what their agent would see.
+
+use std::io::Write;
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::Globals;
+use crate::diag::{self, did_you_mean};
+use crate::errors::ExpectedError;
+use crate::exit_code;
+use crate::gateway::{
+    Fault, FaultPlan, Gateway, GatewayOptions, NotFoundStyle, SessionSpec, Upstreams,
+};
+use crate::project;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct GatewayArgs {
+    /// The scenario whose fixtures to serve (its `id`).
+    #[arg(long, value_name = "ID")]
+    scenario: String,
+
+    /// A fault to inject: TOOL=KIND, or TOOL=KIND:DELAY for TIMEOUT and LATENCY
+    /// (`read_page=TOOL_NOT_FOUND`, `search=TIMEOUT:2s`). Repeatable.
+    #[arg(long = "fault", value_name = "TOOL=KIND", value_parser = parse_fault)]
+    faults: Vec<(String, Fault)>,
+
+    /// The port to listen on (0: any free port).
+    #[arg(long, default_value_t = 0)]
+    port: u16,
+
+    /// The address to listen on. Other than loopback exposes the tools to the network.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1")]
+    bind: IpAddr,
+
+    /// How a removed tool answers `tools/call` over MCP.
+    #[arg(long, value_name = "STYLE", default_value = "jsonrpc-error")]
+    not_found_style: NotFoundStyle,
+
+    /// Write the trace here instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    trace_out: Option<PathBuf>,
+
+    /// Stop after this long instead of waiting for Ctrl-C (such as `30s`).
+    #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
+    serve_for: Option<Duration>,
+}
+
+fn parse_fault(s: &str) -> Result<(String, Fault), String> {
+    FaultPlan::parse_spec(s)
+}
+
+pub(crate) fn run(globals: &Globals, args: GatewayArgs) -> Result<i32, ExpectedError> {
+    if !globals.config.is_file() {
+        return Err(ExpectedError::ConfigNotFound {
+            path: globals.config.clone(),
+        });
+    }
+    let loaded = project::load_config(&globals.config);
+    if loaded.has_errors() {
+        let mut stderr = std::io::stderr().lock();
+        for d in loaded.diagnostics.iter().filter(|d| d.is_error()) {
+            write!(stderr, "{}", diag::render_human(d, globals.color, 100))?;
+        }
+        return Ok(exit_code::INVALID_INPUT);
+    }
+    let project = loaded.project;
+    let Some(scenario) = project.scenarios.iter().find(|s| s.id == args.scenario) else {
+        let ids: Vec<&str> = project.scenarios.iter().map(|s| s.id.as_str()).collect();
+        let hint = did_you_mean(&args.scenario, ids.iter().copied())
+            .map(|h| format!("did you mean `{h}`? "))
+            .unwrap_or_default();
+        eprintln!(
+            "error: no scenario `{}`\n  help: {hint}scenarios: {}",
+            args.scenario,
+            ids.join(", ")
+        );
+        return Ok(exit_code::USAGE);
+    };
+    let config = project
+        .config
+        .clone()
+        .unwrap_or_else(|| unreachable!("a valid project has a config"));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let upstreams = Upstreams::connect(&config.platform.mcp_servers, Duration::from_secs(30)).await;
+        let unreachable: Vec<String> = upstreams
+            .servers()
+            .iter()
+            .filter_map(|s| s.error.as_ref().map(|e| format!("{}: {e}", s.name)))
+            .collect();
+        let options = GatewayOptions {
+            bind: SocketAddr::new(args.bind, args.port),
+            timeout_fault_delay: config.matrix.timeout_fault_delay,
+            latency_fault_delay: config.matrix.latency_fault_delay,
+            not_found_style: args.not_found_style,
+            ..GatewayOptions::default()
+        };
+        let gateway = Gateway::start(options, std::sync::Arc::clone(&upstreams)).await?;
+        let mut plan = FaultPlan::none();
+        for (tool, fault) in &args.faults {
+            plan.set(tool, Some(*fault));
+        }
+        let handle = gateway.open_session(SessionSpec {
+            fixtures: scenario.tools.clone(),
+            schema_drift: scenario.schema_drift.clone(),
+            faults: plan,
+        });
+        let catalog = handle.session().catalog();
+        {
+            let mut err = std::io::stderr().lock();
+            writeln!(err, "gateway for scenario `{}` (skill `{}`)", scenario.id, scenario.skill)?;
+            writeln!(err, "REST  {}", handle.tools_url())?;
+            writeln!(err, "MCP   {}", handle.mcp_url())?;
+            let tools: Vec<String> = catalog.tools.iter().map(|(n, e)| format!("{n} ({})", e.provenance)).collect();
+            writeln!(err, "tools: {}", if tools.is_empty() { "none".into() } else { tools.join(", ") })?;
+            for (tool, fault) in &args.faults {
+                if !catalog.tools.contains_key(tool) {
+                    writeln!(err, "warning: fault on `{tool}`, which this session does not serve")?;
+                }
+                writeln!(err, "fault: {tool} = {}", fault.kind)?;
+            }
+            for p in &catalog.problems {
+                writeln!(err, "warning: {p}")?;
+            }
+            writeln!(err, "serving until Ctrl-C")?;
+        }
+        // Machine-readable URLs on stdout first, so scripts can read them line by line.
+        {
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{}", json!({"tools_url": handle.tools_url(), "mcp_url": handle.mcp_url()}))?;
+            out.flush()?;
+        }
+        match args.serve_for {
+            Some(d) => tokio::time::sleep(d).await,
+            None => wait_for_signal().await,
+        }
+        let trace = json!({"scenario": scenario.id, "session": handle.session().id, "events": handle.trace()});
+        let text = serde_json::to_string_pretty(&trace).expect("a Value serializes");
+        match &args.trace_out {
+            Some(path) => std::fs::write(path, text + "\n")?,
+            None => {
+                let mut out = std::io::stdout().lock();
+                writeln!(out, "{text}")?;
+                out.flush()?;
+            }
+        }
+        upstreams.close().await;
+        if !unreachable.is_empty() {
+            eprintln!("error: upstream servers unavailable: {}", unreachable.join("; "));
+            return Ok(exit_code::UNAVAILABLE);
+        }
+        Ok(exit_code::SUCCESS)
+    })
+}
+
+async fn wait_for_signal() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending().await } } => {}
+    }
+}

@@ -1,0 +1,330 @@
+//! The MCP endpoint of a session, `/s/SID/mcp`, over Streamable HTTP: POST answered with
+//! JSON or an SSE stream, `Mcp-Session-Id` handed out on `initialize`, a GET stream for
+//! `notifications/tools/list_changed`, and both protocol eras (`initialize` and the
+//! stateless `_meta` + `server/discover`). Faults are put on the wire as real servers do.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use super::fault::NotFoundStyle;
+use super::session::{Outcome, Session};
+use super::trace::Status;
+use super::{GatewayState, rest};
+use crate::mcp::jsonrpc::{self, Message, RpcError};
+use crate::mcp::{protocol, sse};
+
+/// The error code of an unsupported protocol version (2026-07-28).
+const UNSUPPORTED_VERSION: i64 = -32022;
+
+pub(crate) async fn post(
+    State(state): State<Arc<GatewayState>>,
+    Path(sid): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let Some(session) = state.session(&sid) else {
+        return rest::unknown_session(&sid);
+    };
+    if let Some(given) = headers
+        .get(protocol::SESSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        && !session
+            .mcp_sessions
+            .lock()
+            .expect("not poisoned")
+            .contains(given)
+    {
+        return rpc_error_response(
+            StatusCode::NOT_FOUND,
+            Value::Null,
+            &RpcError::new(-32001, "Session not found"),
+        );
+    }
+    let parsed: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) => {
+            return rpc_error_response(
+                StatusCode::BAD_REQUEST,
+                Value::Null,
+                &RpcError::new(jsonrpc::PARSE_ERROR, format!("Parse error: {e}")),
+            );
+        }
+    };
+    let (messages, batch) = match parsed {
+        Value::Array(items) => (items, true),
+        one => (vec![one], false),
+    };
+    let mut replies = Vec::new();
+    let mut new_session = None;
+    let mut status = StatusCode::OK;
+    for message in messages {
+        match Message::parse(message) {
+            Ok(Message::Request { id, method, params }) => {
+                let (reply, code) =
+                    handle(&state, &session, id, &method, params, &mut new_session).await;
+                if code != StatusCode::OK {
+                    status = code;
+                }
+                replies.push(reply);
+            }
+            Ok(Message::Notification { .. } | Message::Response { .. }) => {}
+            Err(why) => replies.push(jsonrpc::error_response(
+                Value::Null,
+                &RpcError::new(jsonrpc::INVALID_REQUEST, why),
+            )),
+        }
+    }
+    if replies.is_empty() {
+        return StatusCode::ACCEPTED.into_response();
+    }
+    let wants_json = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_none_or(|a| {
+            a.contains("application/json") || a.contains("*/*") || !a.contains("text/event-stream")
+        });
+    let mut response = if wants_json {
+        let body = if batch {
+            Value::Array(replies)
+        } else {
+            replies.remove(0)
+        };
+        (
+            status,
+            [(header::CONTENT_TYPE, "application/json")],
+            body.to_string(),
+        )
+            .into_response()
+    } else {
+        let text: String = replies.iter().map(|r| sse::format(r, None)).collect();
+        (status, [(header::CONTENT_TYPE, "text/event-stream")], text).into_response()
+    };
+    if let Some(id) = new_session
+        && let Ok(v) = HeaderValue::from_str(&id)
+    {
+        response.headers_mut().insert(protocol::SESSION_HEADER, v);
+    }
+    response
+}
+
+async fn handle(
+    state: &GatewayState,
+    session: &Session,
+    id: Value,
+    method: &str,
+    params: Value,
+    new_session: &mut Option<String>,
+) -> (Value, StatusCode) {
+    let stateless = protocol::request_version(&params).map(String::from);
+    if let Some(v) = &stateless
+        && !protocol::SUPPORTED.contains(&v.as_str())
+    {
+        let e = RpcError::new(
+            UNSUPPORTED_VERSION,
+            format!("Unsupported protocol version: {v}"),
+        )
+        .with_data(json!({"supported": protocol::SUPPORTED, "requested": v}));
+        return (jsonrpc::error_response(id, &e), StatusCode::BAD_REQUEST);
+    }
+    let stateless = stateless.is_some_and(|v| v == protocol::STATELESS);
+    let server_info = json!({"name": "fibon-verify-gateway", "version": env!("CARGO_PKG_VERSION")});
+    let capabilities = json!({"tools": {"listChanged": true}});
+    let result = match method {
+        "initialize" => {
+            let requested = params
+                .get("protocolVersion")
+                .and_then(Value::as_str)
+                .unwrap_or(protocol::LATEST_LEGACY);
+            let sid = uuid::Uuid::new_v4().simple().to_string();
+            session
+                .mcp_sessions
+                .lock()
+                .expect("not poisoned")
+                .insert(sid.clone());
+            *new_session = Some(sid);
+            Ok(json!({
+                "protocolVersion": protocol::negotiate(requested),
+                "capabilities": capabilities,
+                "serverInfo": server_info,
+                "instructions": "Tools of a fibon-verify gateway session.",
+            }))
+        }
+        "ping" => Ok(json!({})),
+        "server/discover" => Ok(json!({
+            "resultType": "complete",
+            "supportedVersions": protocol::SUPPORTED,
+            "capabilities": capabilities,
+            "serverInfo": server_info,
+            "_meta": {"serverInfo": server_info},
+        })),
+        "tools/list" => {
+            let cursor = params.get("cursor").and_then(Value::as_str);
+            let offset = match cursor.map(str::parse::<usize>) {
+                None => Ok(0),
+                Some(Ok(n)) => Ok(n),
+                Some(Err(_)) => Err(RpcError::new(jsonrpc::INVALID_PARAMS, "Invalid cursor")),
+            };
+            offset.map(|offset| {
+                let tools = session.list_page("mcp", cursor.is_none());
+                let page: Vec<Value> = tools
+                    .iter()
+                    .skip(offset)
+                    .take(state.options.page_size)
+                    .cloned()
+                    .collect();
+                let mut result = json!({"tools": page});
+                if offset + state.options.page_size < tools.len() {
+                    result["nextCursor"] =
+                        Value::String((offset + state.options.page_size).to_string());
+                }
+                if stateless {
+                    result["ttlMs"] = json!(0);
+                    result["cacheScope"] = json!("private");
+                }
+                result
+            })
+        }
+        "tools/call" => match params.get("name").and_then(Value::as_str) {
+            None => Err(RpcError::new(
+                jsonrpc::INVALID_PARAMS,
+                "tools/call needs a `name`",
+            )),
+            Some(name) => {
+                let arguments = params
+                    .get("arguments")
+                    .cloned()
+                    .unwrap_or_else(|| json!({}));
+                let meta = params.get("_meta").cloned();
+                call_reply(
+                    session.call("mcp", name, arguments, meta).await,
+                    name,
+                    state.options.not_found_style,
+                )
+            }
+        },
+        other => Err(RpcError::new(
+            jsonrpc::METHOD_NOT_FOUND,
+            format!("Method not found: {other}"),
+        )),
+    };
+    match result {
+        Ok(mut r) => {
+            if stateless && r.is_object() && r.get("resultType").is_none() {
+                r["resultType"] = json!("complete");
+            }
+            (jsonrpc::response(id, r), StatusCode::OK)
+        }
+        Err(e) => (jsonrpc::error_response(id, &e), StatusCode::OK),
+    }
+}
+
+/// A call's outcome as an MCP server would answer it.
+fn call_reply(outcome: Outcome, name: &str, style: NotFoundStyle) -> Result<Value, RpcError> {
+    let is_error =
+        |text: String| json!({"content": [{"type": "text", "text": text}], "isError": true});
+    match outcome {
+        Outcome::Result(r) => Ok(r),
+        Outcome::Rpc(e) => Err(e),
+        Outcome::Failed { status, message } => match status {
+            Status::NotFound | Status::UnknownTool => match style {
+                NotFoundStyle::JsonrpcError => Err(RpcError::new(
+                    jsonrpc::INVALID_PARAMS,
+                    format!("Unknown tool: {name}"),
+                )),
+                NotFoundStyle::IsError => {
+                    Ok(is_error(format!("MCP error -32602: Tool {name} not found")))
+                }
+            },
+            Status::PermissionDenied => Ok(is_error(message)),
+            Status::Timeout => Err(RpcError::new(jsonrpc::REQUEST_TIMEOUT, "Request timed out")
+                .with_data(json!({"fault": "TIMEOUT", "message": message}))),
+            Status::ServerDown => Err(RpcError::new(jsonrpc::INTERNAL_ERROR, message)
+                .with_data(json!({"fault": "SERVER_DOWN"}))),
+            Status::InvalidArguments => Err(RpcError::new(jsonrpc::INVALID_PARAMS, message)),
+            Status::FixtureMiss => Err(RpcError::new(jsonrpc::INTERNAL_ERROR, message)
+                .with_data(json!({"fault": "FIXTURE_MISS"}))),
+            Status::Ok | Status::ToolError | Status::Empty | Status::UpstreamError => {
+                Err(RpcError::new(jsonrpc::INTERNAL_ERROR, message))
+            }
+        },
+    }
+}
+
+/// `GET /s/SID/mcp`: the session's server-to-client stream (list changes, upstream
+/// notifications), with a keep-alive comment every 15 seconds.
+pub(crate) async fn stream(
+    State(state): State<Arc<GatewayState>>,
+    Path(sid): Path<String>,
+) -> Response {
+    let Some(session) = state.session(&sid) else {
+        return rest::unknown_session(&sid);
+    };
+    let rx = session.events();
+    let events = futures_util::stream::unfold(rx, |mut rx| async move {
+        loop {
+            match tokio::time::timeout(Duration::from_secs(15), rx.recv()).await {
+                Ok(Ok(message)) => {
+                    return Some((
+                        Ok::<_, Infallible>(Bytes::from(sse::format(&message, None))),
+                        rx,
+                    ));
+                }
+                Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(_))) => continue,
+                Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) => return None,
+                Err(_) => return Some((Ok(Bytes::from_static(b": keepalive\n\n")), rx)),
+            }
+        }
+    });
+    let mut response = Response::new(Body::from_stream(events));
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// `DELETE /s/SID/mcp`: ends an MCP session (not the gateway session).
+pub(crate) async fn delete(
+    State(state): State<Arc<GatewayState>>,
+    Path(sid): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(session) = state.session(&sid) else {
+        return rest::unknown_session(&sid);
+    };
+    match headers
+        .get(protocol::SESSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+    {
+        Some(id)
+            if session
+                .mcp_sessions
+                .lock()
+                .expect("not poisoned")
+                .remove(id) =>
+        {
+            StatusCode::OK.into_response()
+        }
+        Some(_) => StatusCode::NOT_FOUND.into_response(),
+        None => StatusCode::BAD_REQUEST.into_response(),
+    }
+}
+
+fn rpc_error_response(status: StatusCode, id: Value, e: &RpcError) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        jsonrpc::error_response(id, e).to_string(),
+    )
+        .into_response()
+}

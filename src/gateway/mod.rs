@@ -1,0 +1,234 @@
+//! The tool gateway: the agent under test gets its tools from here, so fibon-verify can
+//! remove or break them and record what really happened. Each matrix cell is a session
+//! under `/s/SID/`, with its own tools, fault plan and trace; tools come from scenario
+//! fixtures and from upstream MCP servers (proxied, unknown fields kept). Binds
+//! 127.0.0.1 by default.
+//!
+//! Wire behaviour (DESIGN.md, "Tool gateway", normative): [`rest`] for the REST API,
+//! [`mcp_endpoint`] for MCP over Streamable HTTP.
+
+mod catalog;
+mod fault;
+mod mcp_endpoint;
+mod rest;
+mod session;
+mod trace;
+mod upstream;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use axum::Router;
+use axum::routing::{get, post};
+use tokio::sync::oneshot;
+
+pub use catalog::{Catalog, Entry, Source};
+pub use fault::{Fault, FaultPlan, NotFoundStyle};
+pub use session::{Outcome, Session, SessionSpec};
+pub use trace::{Status, Trace, TraceEvent, result_text};
+pub use upstream::{Upstream, Upstreams};
+
+/// Gateway settings.
+#[derive(Debug, Clone)]
+pub struct GatewayOptions {
+    /// Where to listen (default 127.0.0.1, any free port).
+    pub bind: SocketAddr,
+    /// How long a TIMEOUT fault holds a call.
+    pub timeout_fault_delay: Duration,
+    /// How long a LATENCY fault delays a call.
+    pub latency_fault_delay: Duration,
+    /// Bytes of each result text kept in the trace.
+    pub trace_text_cap: usize,
+    /// Tools per `tools/list` page.
+    pub page_size: usize,
+    /// How removed tools answer `tools/call` over MCP.
+    pub not_found_style: NotFoundStyle,
+}
+
+impl Default for GatewayOptions {
+    fn default() -> Self {
+        GatewayOptions {
+            bind: SocketAddr::from(([127, 0, 0, 1], 0)),
+            timeout_fault_delay: Duration::from_secs(5),
+            latency_fault_delay: Duration::from_secs(1),
+            trace_text_cap: 64 * 1024,
+            page_size: 100,
+            not_found_style: NotFoundStyle::default(),
+        }
+    }
+}
+
+pub(crate) struct GatewayState {
+    sessions: RwLock<HashMap<String, Arc<Session>>>,
+    upstreams: Arc<Upstreams>,
+    options: Arc<GatewayOptions>,
+}
+
+impl GatewayState {
+    fn session(&self, sid: &str) -> Option<Arc<Session>> {
+        self.sessions
+            .read()
+            .expect("not poisoned")
+            .get(sid)
+            .cloned()
+    }
+}
+
+/// A running gateway. Dropping it stops the server.
+pub struct Gateway {
+    state: Arc<GatewayState>,
+    addr: SocketAddr,
+    shutdown: Option<oneshot::Sender<()>>,
+}
+
+impl Gateway {
+    /// Binds and starts serving.
+    pub async fn start(
+        options: GatewayOptions,
+        upstreams: Arc<Upstreams>,
+    ) -> std::io::Result<Gateway> {
+        let listener = tokio::net::TcpListener::bind(options.bind).await?;
+        let addr = listener.local_addr()?;
+        let state = Arc::new(GatewayState {
+            sessions: RwLock::new(HashMap::new()),
+            upstreams: Arc::clone(&upstreams),
+            options: Arc::new(options),
+        });
+        let app = Router::new()
+            .route("/s/{sid}/tools", get(rest::list))
+            .route("/s/{sid}/tools/{name}", post(rest::call))
+            .route("/s/{sid}/trace", get(rest::trace))
+            .route(
+                "/s/{sid}/mcp",
+                post(mcp_endpoint::post)
+                    .get(mcp_endpoint::stream)
+                    .delete(mcp_endpoint::delete),
+            )
+            .with_state(Arc::clone(&state));
+        let (tx, rx) = oneshot::channel::<()>();
+        tokio::spawn(async move {
+            let _ = axum::serve(listener, app)
+                .with_graceful_shutdown(async {
+                    let _ = rx.await;
+                })
+                .await;
+        });
+        tokio::spawn(forward_upstream_notifications(
+            upstreams,
+            Arc::downgrade(&state),
+        ));
+        Ok(Gateway {
+            state,
+            addr,
+            shutdown: Some(tx),
+        })
+    }
+
+    /// The address it listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// The upstream servers.
+    pub fn upstreams(&self) -> &Arc<Upstreams> {
+        &self.state.upstreams
+    }
+
+    /// Opens a session; it lives until the handle is dropped.
+    pub fn open_session(&self, spec: SessionSpec) -> SessionHandle {
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        let session = Arc::new(Session::new(
+            id.clone(),
+            spec,
+            Arc::clone(&self.state.upstreams),
+            Arc::clone(&self.state.options),
+        ));
+        self.state
+            .sessions
+            .write()
+            .expect("not poisoned")
+            .insert(id, Arc::clone(&session));
+        SessionHandle {
+            session,
+            base: format!("http://{}", self.addr),
+            state: Arc::downgrade(&self.state),
+        }
+    }
+}
+
+impl Drop for Gateway {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// A session's handle: its URLs, its trace, its faults. Dropping it closes the session.
+pub struct SessionHandle {
+    session: Arc<Session>,
+    base: String,
+    state: std::sync::Weak<GatewayState>,
+}
+
+impl SessionHandle {
+    /// The session.
+    pub fn session(&self) -> &Arc<Session> {
+        &self.session
+    }
+
+    /// `http://127.0.0.1:PORT/s/SID/tools` (the agent protocol's `tools.http_url`).
+    pub fn tools_url(&self) -> String {
+        format!("{}/s/{}/tools", self.base, self.session.id)
+    }
+
+    /// `http://127.0.0.1:PORT/s/SID/mcp` (the agent protocol's `tools.mcp_url`).
+    pub fn mcp_url(&self) -> String {
+        format!("{}/s/{}/mcp", self.base, self.session.id)
+    }
+
+    /// The trace so far.
+    pub fn trace(&self) -> Vec<TraceEvent> {
+        self.session.trace.events()
+    }
+}
+
+impl Drop for SessionHandle {
+    fn drop(&mut self) {
+        if let Some(state) = self.state.upgrade() {
+            state
+                .sessions
+                .write()
+                .expect("not poisoned")
+                .remove(&self.session.id);
+        }
+    }
+}
+
+async fn forward_upstream_notifications(
+    upstreams: Arc<Upstreams>,
+    state: std::sync::Weak<GatewayState>,
+) {
+    let mut rx = upstreams.notifications();
+    drop(upstreams);
+    loop {
+        let message = match rx.recv().await {
+            Ok(m) => m,
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+        };
+        let Some(state) = state.upgrade() else { return };
+        let sessions: Vec<Arc<Session>> = state
+            .sessions
+            .read()
+            .expect("not poisoned")
+            .values()
+            .cloned()
+            .collect();
+        for s in sessions {
+            s.emit(message.clone());
+        }
+    }
+}

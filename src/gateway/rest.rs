@@ -1,0 +1,102 @@
+//! The REST tool API (DESIGN.md, "Tool gateway", normative), for agents that do not speak
+//! MCP: `GET /s/SID/tools` and `POST /s/SID/tools/NAME`, faults as HTTP statuses.
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use super::GatewayState;
+use super::session::Outcome;
+use super::trace::Status;
+
+pub(crate) async fn list(
+    State(state): State<Arc<GatewayState>>,
+    Path(sid): Path<String>,
+) -> Response {
+    let Some(session) = state.session(&sid) else {
+        return unknown_session(&sid);
+    };
+    let tools: Vec<Value> = session
+        .list("rest")
+        .into_iter()
+        .map(|t| json!({"name": t["name"], "description": t.get("description").cloned().unwrap_or(Value::Null), "inputSchema": t["inputSchema"]}))
+        .collect();
+    Json(json!({"tools": tools})).into_response()
+}
+
+pub(crate) async fn call(
+    State(state): State<Arc<GatewayState>>,
+    Path((sid, name)): Path<(String, String)>,
+    body: Bytes,
+) -> Response {
+    let Some(session) = state.session(&sid) else {
+        return unknown_session(&sid);
+    };
+    let arguments: Value = if body.iter().all(u8::is_ascii_whitespace) {
+        json!({})
+    } else {
+        match serde_json::from_slice(&body) {
+            Ok(v @ Value::Object(_)) => v,
+            Ok(_) | Err(_) => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    "INVALID_ARGUMENTS",
+                    "the body must be a JSON object of arguments",
+                );
+            }
+        }
+    };
+    match session.call("rest", &name, arguments, None).await {
+        Outcome::Result(result) => Json(result).into_response(),
+        Outcome::Failed { status, message } => {
+            let (code, kind) = match status {
+                Status::NotFound | Status::UnknownTool => (StatusCode::NOT_FOUND, "TOOL_NOT_FOUND"),
+                Status::PermissionDenied => (StatusCode::FORBIDDEN, "PERMISSION_DENIED"),
+                Status::Timeout => (StatusCode::GATEWAY_TIMEOUT, "TIMEOUT"),
+                Status::ServerDown => (StatusCode::SERVICE_UNAVAILABLE, "SERVER_DOWN"),
+                Status::InvalidArguments => (StatusCode::BAD_REQUEST, "INVALID_ARGUMENTS"),
+                Status::FixtureMiss => (StatusCode::INTERNAL_SERVER_ERROR, "FIXTURE_MISS"),
+                Status::Ok | Status::ToolError | Status::Empty | Status::UpstreamError => {
+                    (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL")
+                }
+            };
+            error(code, kind, &message)
+        }
+        Outcome::Rpc(e) => (
+            StatusCode::BAD_GATEWAY,
+            Json(json!({"error": {"code": "UPSTREAM_ERROR", "message": e.message, "rpc": e.to_value()}})),
+        )
+            .into_response(),
+    }
+}
+
+pub(crate) async fn trace(
+    State(state): State<Arc<GatewayState>>,
+    Path(sid): Path<String>,
+) -> Response {
+    match state.session(&sid) {
+        Some(s) => Json(json!({"session": s.id, "events": s.trace.events()})).into_response(),
+        None => unknown_session(&sid),
+    }
+}
+
+fn error(status: StatusCode, code: &str, message: &str) -> Response {
+    (
+        status,
+        Json(json!({"error": {"code": code, "message": message}})),
+    )
+        .into_response()
+}
+
+pub(crate) fn unknown_session(sid: &str) -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        "UNKNOWN_SESSION",
+        &format!("no session `{sid}` on this gateway"),
+    )
+}

@@ -1,0 +1,151 @@
+//! The authoritative trace of a session: every `tools/list` and tool call the gateway
+//! served, with monotonic timestamps, the arguments, the fault applied, the status and
+//! the result text (capped). The agent cannot forge it: it is the gateway's own record.
+
+use std::sync::Mutex;
+use std::time::Instant;
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// What happened to one call, from the gateway's side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Served: a fixture response or an upstream result without `isError`.
+    Ok,
+    /// The upstream tool answered `isError: true` (its own failure, passed through).
+    ToolError,
+    /// TOOL_NOT_FOUND: the tool is removed.
+    NotFound,
+    /// The agent called a tool that never existed in this session.
+    UnknownTool,
+    /// PERMISSION_DENIED.
+    PermissionDenied,
+    /// TIMEOUT, injected or real.
+    Timeout,
+    /// EMPTY_RESULT.
+    Empty,
+    /// SERVER_DOWN, injected or real (the upstream died or is unreachable).
+    ServerDown,
+    /// No fixture response matches the arguments: a scenario error, not an agent failure.
+    FixtureMiss,
+    /// The arguments do not satisfy the tool's input schema.
+    InvalidArguments,
+    /// The upstream answered with a JSON-RPC error, passed through.
+    UpstreamError,
+}
+
+/// One event.
+#[derive(Debug, Clone, Serialize)]
+pub struct TraceEvent {
+    /// Order within the session, from 1.
+    pub seq: u64,
+    /// Milliseconds since the session opened (monotonic clock).
+    pub at_ms: f64,
+    /// `rest` or `mcp`.
+    pub transport: &'static str,
+    /// `list` or `call`.
+    pub op: &'static str,
+    /// The tool called (calls only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// Where the tool came from: `fixture` or `SERVER:TOOL`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<String>,
+    /// The arguments, as received.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Value>,
+    /// The fault applied, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<String>,
+    /// What happened.
+    pub status: Status,
+    /// Size of the result text in bytes (calls), or the number of tools listed (lists).
+    pub result_bytes: usize,
+    /// The result's text content, capped.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub result_text: String,
+    /// Whether `result_text` was cut.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+    /// Tools listed (lists only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tools: Option<Vec<String>>,
+    /// A message for failures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// How long the gateway took to answer, in milliseconds.
+    pub duration_ms: f64,
+}
+
+/// A session's trace.
+#[derive(Debug)]
+pub struct Trace {
+    started: Instant,
+    cap: usize,
+    events: Mutex<Vec<TraceEvent>>,
+}
+
+impl Trace {
+    /// A new trace keeping at most `cap` bytes of each result text.
+    pub fn new(cap: usize) -> Trace {
+        Trace {
+            started: Instant::now(),
+            cap,
+            events: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Milliseconds since the session opened.
+    pub fn now_ms(&self) -> f64 {
+        self.started.elapsed().as_secs_f64() * 1000.0
+    }
+
+    /// Records an event; `seq` and the capping of `result_text` are done here.
+    pub fn record(&self, mut event: TraceEvent) {
+        event.result_bytes = event.result_bytes.max(event.result_text.len());
+        if event.result_text.len() > self.cap {
+            let mut cut = self.cap;
+            while !event.result_text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            event.result_text.truncate(cut);
+            event.truncated = true;
+        }
+        let mut events = self.events.lock().expect("not poisoned");
+        event.seq = events.len() as u64 + 1;
+        events.push(event);
+    }
+
+    /// A copy of every event so far.
+    pub fn events(&self) -> Vec<TraceEvent> {
+        self.events.lock().expect("not poisoned").clone()
+    }
+}
+
+/// The text of an MCP tool result's content (text parts joined; other parts described).
+pub fn result_text(result: &Value) -> String {
+    let Some(parts) = result.get("content").and_then(Value::as_array) else {
+        return String::new();
+    };
+    let texts: Vec<String> = parts
+        .iter()
+        .map(|p| match p.get("type").and_then(Value::as_str) {
+            Some("text") => p
+                .get("text")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+            Some("resource") => p
+                .get("resource")
+                .and_then(|r| r.get("text"))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+            Some(other) => format!("[{other}]"),
+            None => String::new(),
+        })
+        .collect();
+    texts.join("\n")
+}
