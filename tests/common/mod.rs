@@ -1,6 +1,9 @@
-//! Shared helpers for the integration tests: the binary with a clean environment.
+//! Shared helpers for the integration tests: the binary with a clean environment, and
+//! the real MCP servers used as peers.
 
 #![allow(dead_code, unreachable_pub)]
+
+pub mod peers;
 
 use std::path::{Path, PathBuf};
 
