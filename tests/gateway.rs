@@ -868,3 +868,78 @@ async fn unreachable_and_garbage_servers_are_named_problems() {
         "{errors:?}"
     );
 }
+
+#[test]
+fn the_gateway_command_serves_a_scenario_and_prints_the_trace() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fibon-verify"))
+        .current_dir(common::root())
+        .args([
+            "gateway",
+            "--scenario",
+            "fetch-anthropic-models-simple",
+            "--fault",
+            "read_page=EMPTY_RESULT",
+            "--serve-for",
+            "3s",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    let urls: Value = serde_json::from_str(&first).unwrap();
+    let tools_url = urls["tools_url"].as_str().unwrap().to_string();
+    assert!(
+        tools_url.starts_with("http://127.0.0.1:"),
+        "binds loopback by default: {tools_url}"
+    );
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (status, body) = rt.block_on(rest_call(
+        &tools_url,
+        "read_page",
+        json!({"url": "https://docs.anthropic.com/en/docs/about-claude/models"}),
+    ));
+    assert_eq!(
+        (status, body),
+        (200, json!({"content": [], "isError": false}))
+    );
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(fibon_verify::exit_code::SUCCESS),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let trace: Value = serde_json::from_str(&rest).unwrap();
+    assert_eq!(trace["scenario"], "fetch-anthropic-models-simple");
+    assert_eq!(trace["events"][0]["fault"], "EMPTY_RESULT");
+    assert_eq!(trace["events"][0]["status"], "empty");
+}
+
+#[test]
+fn the_gateway_command_rejects_an_unknown_scenario_and_a_bad_fault() {
+    let out = common::fibon(&common::root())
+        .args(["gateway", "--scenario", "search-docs-simpel"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(fibon_verify::exit_code::USAGE));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did you mean `search-docs-simple`?"));
+    let out = common::fibon(&common::root())
+        .args([
+            "gateway",
+            "--scenario",
+            "search-docs-simple",
+            "--fault",
+            "x=SLOW",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(fibon_verify::exit_code::USAGE));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown fault kind `SLOW`"));
+}

@@ -4,6 +4,8 @@
 //! `server:tool`. A malformed upstream tool (no name, no inputSchema) is left out and
 //! reported by name — it never fails the whole list.
 
+use std::sync::Arc;
+
 use indexmap::IndexMap;
 use serde_json::{Value, json};
 
@@ -11,10 +13,10 @@ use super::upstream::Upstreams;
 use crate::scenario::FixtureTool;
 
 /// Where a tool comes from.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub enum Source {
-    /// A scenario fixture.
-    Fixture(FixtureTool),
+    /// A scenario fixture, and its input schema compiled (None if it does not compile).
+    Fixture(FixtureTool, Option<Arc<jsonschema::Validator>>),
     /// An upstream server's tool: the server's index and the tool's own name there.
     Upstream {
         /// Index into [`Upstreams::servers`].
@@ -25,7 +27,7 @@ pub enum Source {
 }
 
 /// One exposed tool.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Entry {
     /// `fixture` or `SERVER:TOOL`.
     pub provenance: String,
@@ -37,7 +39,7 @@ pub struct Entry {
 }
 
 /// A session's tools by exposed name, and the problems met building it.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct Catalog {
     /// Tools by exposed name, fixtures first, then upstreams in order.
     pub tools: IndexMap<String, Entry>,
@@ -55,7 +57,7 @@ impl Catalog {
                 Entry {
                     provenance: "fixture".into(),
                     descriptor: json!({"name": name, "description": tool.description, "inputSchema": tool.input_schema}),
-                    source: Source::Fixture(tool.clone()),
+                    source: Source::Fixture(tool.clone(), jsonschema::validator_for(&tool.input_schema).ok().map(Arc::new)),
                 },
             );
         }

@@ -60,6 +60,8 @@ pub struct Session {
     events: broadcast::Sender<Value>,
     /// MCP session ids handed out by `initialize` on this session's endpoint.
     pub(crate) mcp_sessions: Mutex<HashSet<String>>,
+    /// The catalog, built once per upstream generation (not once per call).
+    catalog: Mutex<(u64, Arc<Catalog>)>,
 }
 
 impl Session {
@@ -78,12 +80,21 @@ impl Session {
             options,
             events: broadcast::channel(64).0,
             mcp_sessions: Mutex::new(HashSet::new()),
+            catalog: Mutex::new((u64::MAX, Arc::default())),
         }
     }
 
-    /// The flattened namespace, built from the upstreams' current lists.
-    pub fn catalog(&self) -> Catalog {
-        Catalog::build(&self.spec.fixtures, &self.upstreams)
+    /// The flattened namespace, from the upstreams' current lists.
+    pub fn catalog(&self) -> Arc<Catalog> {
+        let generation = self.upstreams.generation();
+        let mut cached = self.catalog.lock().expect("not poisoned");
+        if cached.0 != generation {
+            *cached = (
+                generation,
+                Arc::new(Catalog::build(&self.spec.fixtures, &self.upstreams)),
+            );
+        }
+        Arc::clone(&cached.1)
     }
 
     /// The fault plan now.
@@ -132,17 +143,17 @@ impl Session {
         let tools: Vec<Value> = self
             .catalog()
             .tools
-            .into_iter()
-            .filter_map(|(name, entry)| match plan.get(&name).map(|f| f.kind) {
+            .iter()
+            .filter_map(|(name, entry)| match plan.get(name).map(|f| f.kind) {
                 Some(FaultKind::ToolNotFound) => None,
                 Some(FaultKind::SchemaDrift) => {
-                    let mut d = entry.descriptor;
-                    if let Some(old) = self.spec.schema_drift.get(&name) {
+                    let mut d = entry.descriptor.clone();
+                    if let Some(old) = self.spec.schema_drift.get(name) {
                         d["inputSchema"] = old.clone();
                     }
                     Some(d)
                 }
-                _ => Some(entry.descriptor),
+                _ => Some(entry.descriptor.clone()),
             })
             .collect();
         if !record {
@@ -214,7 +225,7 @@ impl Session {
                     Source::Upstream { server, .. } => {
                         self.upstreams.servers()[*server].name.clone()
                     }
-                    Source::Fixture(_) => "the tool server".into(),
+                    Source::Fixture(..) => "the tool server".into(),
                 };
                 failed(
                     Status::ServerDown,
@@ -271,8 +282,8 @@ impl Session {
         meta: Option<Value>,
     ) -> Outcome {
         match source {
-            Source::Fixture(fixture) => {
-                if let Ok(validator) = jsonschema::validator_for(&fixture.input_schema)
+            Source::Fixture(fixture, validator) => {
+                if let Some(validator) = validator
                     && let Some(e) = validator.iter_errors(&arguments).next()
                 {
                     return failed(

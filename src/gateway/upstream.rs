@@ -3,6 +3,7 @@
 //! calls the gateway forwards to them. A server that cannot be reached is kept as a named
 //! problem, never silently dropped.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -43,6 +44,9 @@ impl Upstream {
 pub struct Upstreams {
     servers: Vec<Arc<Upstream>>,
     notifications: broadcast::Sender<Value>,
+    /// Bumped whenever a server's tool list changes, so sessions know to rebuild their
+    /// catalogs (and need not rebuild them on every call).
+    generation: Arc<AtomicU64>,
 }
 
 impl Upstreams {
@@ -51,6 +55,7 @@ impl Upstreams {
         Arc::new(Upstreams {
             servers: Vec::new(),
             notifications: broadcast::channel(16).0,
+            generation: Arc::default(),
         })
     }
 
@@ -74,6 +79,7 @@ impl Upstreams {
         });
         let results = futures_util::future::join_all(connecting).await;
         let mut list = Vec::new();
+        let generation: Arc<AtomicU64> = Arc::default();
         for (name, client, error, tools) in results {
             let upstream = Arc::new(Upstream {
                 name,
@@ -86,6 +92,7 @@ impl Upstreams {
                     Arc::downgrade(&upstream),
                     client,
                     notifications.clone(),
+                    Arc::clone(&generation),
                 ));
             }
             list.push(upstream);
@@ -93,6 +100,7 @@ impl Upstreams {
         Arc::new(Upstreams {
             servers: list,
             notifications,
+            generation,
         })
     }
 
@@ -116,6 +124,12 @@ impl Upstreams {
                 *s.tools.write().expect("not poisoned") = tools;
             }
         }
+        self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Changes whenever any server's tool list changes.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
     }
 
     /// Ends every connection (kills stdio servers).
@@ -133,6 +147,7 @@ async fn watch(
     upstream: std::sync::Weak<Upstream>,
     client: Arc<McpClient>,
     out: broadcast::Sender<Value>,
+    generation: Arc<AtomicU64>,
 ) {
     let mut rx = client.notifications();
     loop {
@@ -146,6 +161,7 @@ async fn watch(
             && let Ok(tools) = client.list_tools().await
         {
             *up.tools.write().expect("not poisoned") = tools;
+            generation.fetch_add(1, Ordering::SeqCst);
         }
         if message.get("id").is_none() {
             let _ = out.send(message);

@@ -14,7 +14,7 @@ use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::{broadcast, oneshot};
 
 use super::client::RequestError;
-use super::jsonrpc::{Message, RpcError};
+use super::jsonrpc::{self, Message, RpcError};
 
 /// A line longer than this is not a message but a flood: the connection is closed.
 const MAX_LINE: usize = 64 * 1024 * 1024;
@@ -70,13 +70,18 @@ impl StdioConnection {
             pid: child.id(),
             child: Mutex::new(child),
         };
-        tokio::spawn(read_stderr(stderr, stderr_tail));
+        let (stderr_done, stderr_finished) = oneshot::channel();
+        tokio::spawn(async move {
+            read_stderr(stderr, stderr_tail).await;
+            let _ = stderr_done.send(());
+        });
         tokio::spawn(read_stdout(
             stdout,
             pending,
             closed,
             close_reason,
             notifications,
+            stderr_finished,
         ));
         Ok(conn)
     }
@@ -171,6 +176,7 @@ async fn read_stdout(
     closed: Arc<AtomicBool>,
     close_reason: Arc<Mutex<Option<String>>>,
     notifications: broadcast::Sender<Value>,
+    stderr_finished: oneshot::Receiver<()>,
 ) {
     let mut reader = BufReader::new(stdout);
     let mut line = Vec::new();
@@ -190,7 +196,7 @@ async fn read_stdout(
             // Servers sometimes log to stdout; skip what is not JSON.
             continue;
         };
-        match Message::parse(value.clone()) {
+        match Message::parse(value) {
             Ok(Message::Response { id, outcome }) => {
                 let tx = pending
                     .lock()
@@ -201,16 +207,21 @@ async fn read_stdout(
                         tx.send(outcome.map_err(|e| RequestError::Rpc(RpcError::from_value(&e))));
                 }
             }
-            Ok(Message::Notification { .. }) => {
-                let _ = notifications.send(value);
+            // Notifications, and server-to-client requests (sampling, roots, ping), are
+            // offered to subscribers; nobody answering a request is the server's
+            // problem, not a hang.
+            Ok(Message::Notification { method, params }) => {
+                let _ = notifications.send(jsonrpc::notification(&method, params));
             }
-            Ok(Message::Request { .. }) | Err(_) => {
-                // Server-to-client requests (sampling, roots, ping) are offered to
-                // subscribers; nobody answering them is the server's problem, not a hang.
-                let _ = notifications.send(value);
+            Ok(Message::Request { id, method, params }) => {
+                let _ = notifications.send(jsonrpc::request(id, &method, params));
             }
+            Err(_) => {}
         }
     };
+    // A dying server's last words are on stderr: let them arrive (briefly) so the error
+    // can quote them.
+    let _ = tokio::time::timeout(std::time::Duration::from_millis(500), stderr_finished).await;
     closed.store(true, Ordering::SeqCst);
     *close_reason.lock().expect("not poisoned") = Some(reason.clone());
     let waiting: Vec<_> = pending.lock().expect("not poisoned").drain().collect();
