@@ -19,6 +19,7 @@ pub mod exit_code;
 pub mod gateway;
 
 pub mod mcp;
+pub mod probe;
 pub mod project;
 pub mod scenario;
 pub mod schema;

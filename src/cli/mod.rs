@@ -3,6 +3,8 @@
 
 mod check;
 mod gateway;
+mod init;
+mod probe;
 mod schema;
 
 use std::io::{IsTerminal, Write};
@@ -40,6 +42,10 @@ pub struct Cli {
 enum Command {
     /// Validate contracts, scenarios and the config; report every problem in every file.
     Check(check::CheckArgs),
+    /// Check the target platform for each Skill's capabilities and pin its tools in fibon.lock.
+    Probe(probe::ProbeArgs),
+    /// Write a draft contract from an MCP server's tools or an Agent Skill's SKILL.md.
+    Init(init::InitArgs),
     /// Serve a scenario's tools with faults, standalone, for any MCP client; print the trace.
     Gateway(gateway::GatewayArgs),
     /// Print the JSON Schema of a file kind (for editors and other tools).
@@ -100,6 +106,8 @@ pub fn main_impl() -> i32 {
     let result = match cli.command {
         Command::Check(args) => check::run(&globals, args),
         Command::Gateway(args) => gateway::run(&globals, args),
+        Command::Probe(args) => probe::run(&globals, args),
+        Command::Init(args) => init::run(&globals, args),
         Command::Schema(args) => schema::run(args),
     };
     match result {
@@ -116,6 +124,39 @@ pub fn main_impl() -> i32 {
             err.exit_code()
         }
     }
+}
+
+/// Loads the project of `--config` for a command that needs it valid: on errors, prints
+/// them and returns `None` (the caller exits 65).
+pub(crate) fn load_valid_project(
+    globals: &Globals,
+) -> Result<Option<(crate::config::Config, Vec<crate::contract::Contract>)>, ExpectedError> {
+    if !globals.config.is_file() {
+        return Err(ExpectedError::ConfigNotFound {
+            path: globals.config.clone(),
+        });
+    }
+    let loaded = crate::project::load_config(&globals.config);
+    if loaded.has_errors() {
+        let mut stderr = std::io::stderr().lock();
+        for d in loaded.diagnostics.iter().filter(|d| d.is_error()) {
+            write!(
+                stderr,
+                "{}",
+                crate::diag::render_human(d, globals.color, 100)
+            )?;
+        }
+        writeln!(
+            stderr,
+            "error: the project is invalid; `fibon-verify check` shows every problem"
+        )?;
+        return Ok(None);
+    }
+    let config = loaded
+        .project
+        .config
+        .expect("a valid project has its config");
+    Ok(Some((config, loaded.project.contracts)))
 }
 
 #[cfg(test)]

@@ -161,6 +161,8 @@ pub struct Contract {
     pub trace: TraceRules,
     /// The file it was loaded from.
     pub source: PathBuf,
+    /// The line of the skill's name in that file (for annotations).
+    pub source_line: usize,
 }
 
 /// What the platform must provide.

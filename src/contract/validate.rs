@@ -124,6 +124,14 @@ pub fn validate(doc: &Document, raw: RawContract, diags: &mut Vec<Diagnostic>) -
         degradation,
         trace,
         source: doc.file.path.clone(),
+        source_line: {
+            let key = if doc.get("/skill").is_some() {
+                "/skill"
+            } else {
+                "/skill_name"
+            };
+            doc.file.line_col(doc.span(key, Anchor::Value).start).0
+        },
     })
 }
 

@@ -63,10 +63,19 @@ pub fn load_paths(paths: &[PathBuf]) -> Loaded {
             match discover::config_in(path) {
                 Some(cfg) => loader.config_project(&cfg),
                 None => {
-                    // As in a project: YAML at any depth, JSON only at the top (JSON
-                    // further down is fixtures and schemas).
+                    // As in a project: YAML at any depth, JSON at the top or in a
+                    // `contracts/` folder (JSON elsewhere is fixtures and schemas).
                     let mut files = discover::walk(path, true, &["yaml", "yml"]);
-                    files.extend(discover::walk(path, false, &["json"]));
+                    files.extend(
+                        discover::walk(path, true, &["json"])
+                            .into_iter()
+                            .filter(|f| {
+                                f.parent() == Some(path.as_path())
+                                    || f.parent()
+                                        .and_then(|d| d.file_name())
+                                        .is_some_and(|n| n == "contracts")
+                            }),
+                    );
                     files.sort();
                     for file in files {
                         loader.classified(&file, false);

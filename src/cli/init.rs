@@ -1,0 +1,103 @@
+//! `fibon-verify init`: writes a draft contract from an MCP server's tools or from an
+//! Agent Skill's `SKILL.md`, for the user to complete.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::Globals;
+use crate::errors::ExpectedError;
+use crate::exit_code;
+use crate::probe::draft;
+use crate::project;
+
+#[derive(Debug, clap::Args)]
+#[group(id = "from", required = true, multiple = false)]
+pub(crate) struct InitArgs {
+    /// Draft from the tools of this MCP server (a name in `platform.mcp_servers`).
+    #[arg(long, value_name = "SERVER", group = "from")]
+    from_mcp: Option<String>,
+
+    /// Draft from an Agent Skill's SKILL.md (frontmatter: name, description, allowed-tools).
+    #[arg(long, value_name = "SKILL.md", group = "from")]
+    from_skill: Option<PathBuf>,
+
+    /// Where to write the draft [default: contracts/SKILL.yaml]
+    #[arg(long, value_name = "PATH")]
+    out: Option<PathBuf>,
+
+    /// Overwrite an existing file.
+    #[arg(long)]
+    force: bool,
+}
+
+pub(crate) fn run(globals: &Globals, args: InitArgs) -> Result<i32, ExpectedError> {
+    let drafted = match (&args.from_mcp, &args.from_skill) {
+        (Some(name), _) => {
+            if !globals.config.is_file() {
+                return Err(ExpectedError::ConfigNotFound {
+                    path: globals.config.clone(),
+                });
+            }
+            let loaded = project::load_config(&globals.config);
+            let servers = loaded
+                .project
+                .config
+                .map(|c| c.platform.mcp_servers)
+                .unwrap_or_default();
+            let Some(server) = servers.iter().find(|s| &s.name == name) else {
+                let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+                eprintln!(
+                    "error: no MCP server `{name}` in platform.mcp_servers of {}",
+                    globals.config.display()
+                );
+                eprintln!(
+                    "  help: servers: {}",
+                    if names.is_empty() {
+                        "none".into()
+                    } else {
+                        names.join(", ")
+                    }
+                );
+                return Ok(exit_code::USAGE);
+            };
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()?;
+            match runtime.block_on(draft::from_mcp(server, Duration::from_secs(30))) {
+                Ok(d) => d,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return Ok(exit_code::UNAVAILABLE);
+                }
+            }
+        }
+        (None, Some(path)) => match draft::from_skill(path) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Ok(exit_code::INVALID_INPUT);
+            }
+        },
+        (None, None) => unreachable!("clap requires one of --from-mcp and --from-skill"),
+    };
+    let out = args
+        .out
+        .unwrap_or_else(|| PathBuf::from("contracts").join(format!("{}.yaml", drafted.skill)));
+    if out.exists() && !args.force {
+        eprintln!(
+            "error: {} already exists\n  help: pass --force to overwrite it, or --out PATH",
+            out.display()
+        );
+        return Ok(exit_code::USAGE);
+    }
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(&out, drafted.yaml)?;
+    eprintln!(
+        "wrote {} (skill `{}`); complete its TODOs, then run `fibon-verify check`",
+        out.display(),
+        drafted.skill
+    );
+    Ok(exit_code::SUCCESS)
+}

@@ -1,0 +1,192 @@
+//! `fibon-verify init`: a draft contract from what can be discovered — an MCP server's
+//! tools (`--from-mcp`) or an Agent Skill's `SKILL.md` frontmatter (`--from-skill`) — with
+//! the preconditions filled in and the rest left for the user to complete.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::config::McpServer;
+use crate::mcp::McpClient;
+
+/// A draft contract, as YAML text with comments.
+#[derive(Debug)]
+pub struct Draft {
+    /// The skill name.
+    pub skill: String,
+    /// The YAML.
+    pub yaml: String,
+}
+
+/// A draft for the tools of one MCP server.
+pub async fn from_mcp(server: &McpServer, timeout: std::time::Duration) -> Result<Draft, String> {
+    let client = McpClient::connect(&server.transport, timeout)
+        .await
+        .map_err(|e| format!("server `{}`: {e}", server.name))?;
+    let tools = client
+        .list_tools()
+        .await
+        .map_err(|e| format!("server `{}`: tools/list failed: {e}", server.name));
+    let identity = client.identity().clone();
+    client.close().await;
+    let tools = tools?;
+    let names: Vec<String> = tools
+        .iter()
+        .filter_map(|t| t.get("name")?.as_str().map(String::from))
+        .collect();
+    let first_schema = tools.first().and_then(|t| t.get("inputSchema")).cloned();
+    let skill = slug(&server.name);
+    let version_req = semver::Version::parse(&identity.version)
+        .map(|v| format!(">={v}"))
+        .ok();
+    let mut y = String::new();
+    y.push_str(&format!(
+        "# Draft contract for the tools of MCP server `{}` ({} {}),\n",
+        server.name, identity.name, identity.version
+    ));
+    y.push_str("# written by `fibon-verify init --from-mcp`. Complete the TODOs, then `fibon-verify check`.\n");
+    y.push_str(&format!("skill: {skill}\nversion: 0.1.0\nrisk_level: low  # TODO: low | medium | high | critical\ncritical: true\n"));
+    y.push_str("preconditions:\n");
+    y.push_str(&format!("  tools: {}\n", yaml_list(&names)));
+    y.push_str(&format!("  plugin: {}\n", yaml_str(&server.name)));
+    if let Some(req) = version_req {
+        y.push_str(&format!("  min_plugin_version: {}\n", yaml_str(&req)));
+    }
+    if let Some(schema) = first_schema {
+        y.push_str("io_contract:\n");
+        y.push_str(&format!(
+            "  # the inputSchema `{}` advertises today\n",
+            names[0]
+        ));
+        y.push_str(&format!(
+            "  input_schema: {}\n",
+            serde_json::to_string(&schema).unwrap_or_default()
+        ));
+    }
+    y.push_str(DEFAULT_TAIL);
+    y.push_str(&format!(
+        "must_call_tools: {}  # TODO: the tools every answer must use\n",
+        yaml_list(&names[..names.len().min(1)])
+    ));
+    Ok(Draft { skill, yaml: y })
+}
+
+/// A draft from an Agent Skill's `SKILL.md` (YAML frontmatter: name, description,
+/// allowed-tools).
+pub fn from_skill(path: &Path) -> Result<Draft, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let front = frontmatter(&text).ok_or_else(|| {
+        format!(
+            "{} has no YAML frontmatter between `---` lines",
+            path.display()
+        )
+    })?;
+    let meta: Value = serde_yaml::from_str(front)
+        .map_err(|e| format!("{}: invalid frontmatter: {e}", path.display()))?;
+    let name = meta
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("{}: the frontmatter has no `name`", path.display()))?;
+    let tools: Vec<String> = match meta.get("allowed-tools") {
+        Some(Value::String(s)) => s
+            .split([',', ' '])
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(String::from)
+            .collect(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .map(String::from)
+            .collect(),
+        _ => Vec::new(),
+    };
+    let skill = slug(name);
+    let mut y = String::new();
+    y.push_str(&format!(
+        "# Draft contract for the Agent Skill `{name}` ({}),\n",
+        path.display()
+    ));
+    y.push_str("# written by `fibon-verify init --from-skill`. Complete the TODOs, then `fibon-verify check`.\n");
+    if let Some(d) = meta.get("description").and_then(Value::as_str) {
+        for line in d.lines() {
+            y.push_str(&format!("# {line}\n"));
+        }
+    }
+    y.push_str(&format!("skill: {skill}\nversion: 0.1.0\nrisk_level: low  # TODO: low | medium | high | critical\ncritical: true\n"));
+    y.push_str("preconditions:\n");
+    y.push_str(&format!(
+        "  tools: {}  # from allowed-tools\n",
+        yaml_list(&tools)
+    ));
+    y.push_str(DEFAULT_TAIL);
+    y.push_str(&format!(
+        "must_call_tools: {}  # TODO: the tools every answer must use\n",
+        yaml_list(&tools[..tools.len().min(1)])
+    ));
+    Ok(Draft { skill, yaml: y })
+}
+
+const DEFAULT_TAIL: &str = "failure_semantics:  # TODO: what each fault must produce
+  TOOL_NOT_FOUND: hard
+  PERMISSION_DENIED: hard
+  TIMEOUT: retry_then_degrade
+  EMPTY_RESULT: explicit
+degradation:
+  mode: refuse_with_reason
+  message_template: \"TODO: the refusal the Skill gives when its tools are unavailable\"
+  allow_model_fallback: false
+";
+
+fn frontmatter(text: &str) -> Option<&str> {
+    let rest = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))?;
+    let end = rest.find("\n---")?;
+    Some(&rest[..end])
+}
+
+fn slug(s: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' || c == '-' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if out.is_empty() {
+        out.push_str("skill");
+    }
+    out
+}
+
+fn yaml_str(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+fn yaml_list(items: &[String]) -> String {
+    let quoted: Vec<String> = items.iter().map(|i| yaml_str(i)).collect();
+    format!("[{}]", quoted.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_skill_frontmatter() {
+        let dir = std::env::temp_dir().join(format!("fibon-draft-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join("SKILL.md");
+        std::fs::write(&p, "---\nname: pdf-review\ndescription: Reviews PDFs\nallowed-tools: Read, Bash\n---\n# body\n").unwrap();
+        let d = from_skill(&p).unwrap();
+        assert_eq!(d.skill, "pdf-review");
+        assert!(d.yaml.contains("tools: [\"Read\", \"Bash\"]"), "{}", d.yaml);
+        std::fs::write(&p, "no frontmatter").unwrap();
+        assert!(from_skill(&p).unwrap_err().contains("no YAML frontmatter"));
+    }
+}
