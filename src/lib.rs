@@ -10,6 +10,8 @@
 //! [`cli`]. Every problem a user can cause becomes a [`diag::Diagnostic`]; every outcome
 //! an [`exit_code`].
 
+pub mod agent;
+pub mod checks;
 pub mod cli;
 pub mod config;
 pub mod contract;
@@ -17,12 +19,15 @@ pub mod diag;
 pub mod errors;
 pub mod exit_code;
 pub mod gateway;
+pub mod matrix;
 
 pub mod mcp;
 pub mod probe;
 pub mod project;
+pub mod report;
 pub mod scenario;
 pub mod schema;
 pub mod source;
+pub mod target;
 
 pub use cli::main_impl;

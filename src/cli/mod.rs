@@ -1,10 +1,12 @@
 //! The command line: clap definitions, dispatch, and the mapping of every outcome to an
 //! exit code. Usage errors exit 64 (not clap's 2, which here means "contract violation").
 
+mod agent;
 mod check;
 mod gateway;
 mod init;
 mod probe;
+mod run;
 mod schema;
 
 use std::io::{IsTerminal, Write};
@@ -40,6 +42,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the four-quadrant matrix against the target; exit non-zero on silent degradation.
+    Run(run::RunArgs),
     /// Validate contracts, scenarios and the config; report every problem in every file.
     Check(check::CheckArgs),
     /// Check the target platform for each Skill's capabilities and pin its tools in fibon.lock.
@@ -50,6 +54,8 @@ enum Command {
     Gateway(gateway::GatewayArgs),
     /// Print the JSON Schema of a file kind (for editors and other tools).
     Schema(schema::SchemaArgs),
+    /// A reference agent speaking the command protocol, for the shipped examples.
+    Agent(agent::AgentArgs),
 }
 
 /// When to colour.
@@ -104,7 +110,9 @@ pub fn main_impl() -> i32 {
         github: std::env::var("GITHUB_ACTIONS").is_ok_and(|v| v == "true"),
     };
     let result = match cli.command {
+        Command::Run(args) => run::run(&globals, args),
         Command::Check(args) => check::run(&globals, args),
+        Command::Agent(args) => agent::run(args),
         Command::Gateway(args) => gateway::run(&globals, args),
         Command::Probe(args) => probe::run(&globals, args),
         Command::Init(args) => init::run(&globals, args),

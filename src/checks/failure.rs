@@ -1,0 +1,195 @@
+//! Failure semantics and silent degradation. With the tools available, the system must
+//! answer. Under a fault, its behaviour must be one the contract's `failure_semantics`
+//! (and `degradation.mode`) accept; an answer with no failure signal at all is silent
+//! degradation (DESIGN.md), with its evidence attached.
+
+use serde_json::json;
+
+use super::CellInput;
+use super::trace_rules::collect_urls;
+use crate::contract::{DegradationMode, Semantics};
+use crate::gateway::Status;
+use crate::report::{Behavior, Finding};
+use crate::target::Invocation;
+
+pub(crate) fn check_available(input: &CellInput<'_>, behavior: Behavior, out: &mut Vec<Finding>) {
+    match behavior {
+        Behavior::Answered | Behavior::NotRun | Behavior::Silent => {}
+        Behavior::Timeout => out.push(Finding::error("timeout", timeout_message(input.invocation))),
+        Behavior::HardInterrupt => out.push(Finding::error(
+            "hard_interrupt",
+            interrupt_message(input.invocation),
+        )),
+        other => out.push(Finding::error(
+            "failure_semantics",
+            format!("{} although every tool was available", describe(other)),
+        )),
+    }
+}
+
+pub(crate) fn check_fault(input: &CellInput<'_>, behavior: Behavior, out: &mut Vec<Finding>) {
+    let fault = input.fault.expect("a fault cell");
+    let semantics = input
+        .contract
+        .failure_semantics
+        .get(&fault)
+        .copied()
+        .unwrap_or(Semantics::Explicit);
+    let mode = input.contract.degradation.mode;
+    let accepted: &[Behavior] = match semantics {
+        Semantics::Hard => &[Behavior::ExplicitFailure, Behavior::HardInterrupt],
+        Semantics::Explicit => &[
+            Behavior::ExplicitFailure,
+            Behavior::Refused,
+            Behavior::DegradedMarked,
+        ],
+        Semantics::RetryThenDegrade | Semantics::Degrade => match mode {
+            DegradationMode::RefuseWithReason => &[Behavior::ExplicitFailure, Behavior::Refused],
+            DegradationMode::DegradedWithMarker => {
+                &[Behavior::ExplicitFailure, Behavior::DegradedMarked]
+            }
+            DegradationMode::HardFail => &[Behavior::ExplicitFailure, Behavior::HardInterrupt],
+        },
+    };
+    if accepted.contains(&behavior) {
+        return;
+    }
+    let answer = match input.invocation {
+        Invocation::Responded { response, .. } => response.output_text(),
+        _ => String::new(),
+    };
+    if behavior == Behavior::Silent && !answer.trim().is_empty() {
+        let forbidden: Vec<&String> = input
+            .scenario
+            .forbidden
+            .iter()
+            .filter(|f| super::text::contains(&answer, f))
+            .collect();
+        let fetched: Vec<String> = input
+            .trace
+            .iter()
+            .filter(|e| {
+                e.op == "call"
+                    && matches!(e.status, Status::Ok | Status::ToolError)
+                    && !e.result_text.is_empty()
+            })
+            .flat_map(|e| {
+                let mut urls = Vec::new();
+                collect_urls(
+                    e.arguments.as_ref().unwrap_or(&serde_json::Value::Null),
+                    &mut urls,
+                );
+                urls
+            })
+            .collect();
+        let cited: Vec<String> = match input.invocation {
+            Invocation::Responded { response, .. } => {
+                response.citations.iter().map(|c| c.url.clone()).collect()
+            }
+            _ => Vec::new(),
+        };
+        let unfetched: Vec<&String> = cited.iter().filter(|u| !fetched.contains(u)).collect();
+        let evidence = json!({
+            "fault": fault.as_str(),
+            "removed_tools": input.removed,
+            "answer_excerpt": answer.chars().take(300).collect::<String>(),
+            "forbidden_facts": forbidden,
+            "cited_but_never_fetched": unfetched,
+            "successful_calls": input.trace.iter().filter(|e| e.op == "call" && e.status == Status::Ok).count(),
+        });
+        if input.contract.degradation.allow_model_fallback && forbidden.is_empty() {
+            out.push(
+                Finding::warning("silent_degradation", format!("answered under {fault} with no failure signal (allowed: allow_model_fallback)"))
+                    .with_evidence(evidence),
+            );
+        } else {
+            out.push(
+                Finding::error(
+                    "silent_degradation",
+                    format!("{fault} was injected on {}, no failure signal reached the caller, and an answer was still produced", list(input.removed)),
+                )
+                .with_evidence(evidence),
+            );
+        }
+        return;
+    }
+    let finding = match behavior {
+        Behavior::Timeout => Finding::error("timeout", timeout_message(input.invocation)),
+        Behavior::HardInterrupt => Finding::error(
+            "hard_interrupt",
+            format!(
+                "{} (the contract wants {})",
+                interrupt_message(input.invocation),
+                wanted(accepted)
+            ),
+        ),
+        other => Finding::error(
+            "failure_semantics",
+            format!(
+                "under {fault} the contract ({semantics:?}) wants {}, but the system {}",
+                wanted(accepted),
+                describe(other)
+            ),
+        ),
+    };
+    out.push(finding.with_evidence(json!({"fault": fault.as_str(), "semantics": format!("{semantics:?}"), "behavior": behavior})));
+}
+
+fn wanted(accepted: &[Behavior]) -> String {
+    accepted
+        .iter()
+        .map(|b| describe_noun(*b))
+        .collect::<Vec<_>>()
+        .join(" or ")
+}
+
+fn describe_noun(b: Behavior) -> &'static str {
+    match b {
+        Behavior::ExplicitFailure => "an explicit error",
+        Behavior::Refused => "a refusal with a reason",
+        Behavior::DegradedMarked => "a degraded-marked answer",
+        Behavior::HardInterrupt => "a hard interrupt",
+        _ => "an answer",
+    }
+}
+
+fn describe(b: Behavior) -> &'static str {
+    match b {
+        Behavior::Answered => "answered",
+        Behavior::ExplicitFailure => "failed explicitly",
+        Behavior::Refused => "refused",
+        Behavior::DegradedMarked => "gave a degraded answer",
+        Behavior::HardInterrupt => "was interrupted",
+        Behavior::Timeout => "timed out",
+        Behavior::Silent => "gave no answer and no failure signal",
+        Behavior::NotRun => "was not run",
+    }
+}
+
+fn list(tools: &[String]) -> String {
+    if tools.is_empty() {
+        return "the skill's tools".into();
+    }
+    tools
+        .iter()
+        .map(|t| format!("`{t}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn timeout_message(inv: &Invocation) -> String {
+    match inv {
+        Invocation::TimedOut { after, .. } => format!(
+            "the agent did not answer within {}",
+            humantime::format_duration(*after)
+        ),
+        _ => "the agent timed out".into(),
+    }
+}
+
+fn interrupt_message(inv: &Invocation) -> String {
+    match inv {
+        Invocation::HardInterrupt { reason, .. } => reason.clone(),
+        _ => "hard interrupt".into(),
+    }
+}

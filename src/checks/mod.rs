@@ -1,0 +1,127 @@
+//! The checks of one cell: what the system did (its [`Behavior`]), then every rule of the
+//! contract and scenario against the agent's response and the gateway's authoritative
+//! trace, then the verdict. One file per check; the deeper detectors (natural-language
+//! refusals, the citation tracer, comparing Q3/Q4 answers with Q1/Q2) plug in beside them.
+
+mod behavior;
+mod facts;
+mod failure;
+mod output;
+mod text;
+mod trace_rules;
+
+use crate::contract::{Contract, FaultKind};
+use crate::gateway::{Status, TraceEvent};
+use crate::report::{Behavior, Finding, FindingSeverity, Verdict};
+use crate::scenario::Scenario;
+use crate::target::Invocation;
+
+pub use behavior::classify;
+pub use text::normalize;
+
+/// Everything a cell's checks look at.
+pub struct CellInput<'a> {
+    /// The contract.
+    pub contract: &'a Contract,
+    /// The scenario.
+    pub scenario: &'a Scenario,
+    /// The fault injected, if any.
+    pub fault: Option<FaultKind>,
+    /// The tools it hit.
+    pub removed: &'a [String],
+    /// What invoking the agent produced.
+    pub invocation: &'a Invocation,
+    /// The gateway's trace.
+    pub trace: &'a [TraceEvent],
+}
+
+/// The outcome of a cell's checks.
+pub struct CellOutcome {
+    /// What the system did.
+    pub behavior: Behavior,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Every finding.
+    pub findings: Vec<Finding>,
+}
+
+/// Runs every check of a cell.
+pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
+    let mut findings = Vec::new();
+    // The verifier's own side first: what it cannot evaluate is an error, never a pass.
+    if let Invocation::Failed { reason } = input.invocation {
+        findings.push(Finding::error("target_unavailable", reason.clone()));
+        return CellOutcome {
+            behavior: Behavior::NotRun,
+            verdict: Verdict::Error,
+            findings,
+        };
+    }
+    let injected = input.fault.is_some_and(|f| f != FaultKind::Latency);
+    for e in input.trace {
+        if e.status == Status::FixtureMiss {
+            findings.push(Finding::error(
+                "fixture_miss",
+                format!(
+                    "{}: {}",
+                    e.tool.as_deref().unwrap_or("?"),
+                    e.error.as_deref().unwrap_or("no fixture response matches")
+                ),
+            ));
+        }
+        if e.status == Status::ServerDown && e.fault.is_none() {
+            findings.push(Finding::error(
+                "upstream_unavailable",
+                e.error.clone().unwrap_or_default(),
+            ));
+        }
+    }
+    if !findings.is_empty() {
+        let behavior = classify(input.invocation, input.contract, injected);
+        return CellOutcome {
+            behavior,
+            verdict: Verdict::Error,
+            findings,
+        };
+    }
+    let behavior = classify(input.invocation, input.contract, injected);
+    if let Invocation::Responded { response, .. } = input.invocation {
+        trace_rules::check(input, response, behavior, &mut findings);
+        facts::check(input, response, behavior, &mut findings);
+        if !injected {
+            output::check(input, response, behavior, &mut findings);
+        }
+    }
+    if injected {
+        failure::check_fault(input, behavior, &mut findings);
+    } else {
+        failure::check_available(input, behavior, &mut findings);
+    }
+    let errors = |check: &str| {
+        findings
+            .iter()
+            .any(|f| f.check == check && f.severity == FindingSeverity::Error)
+    };
+    let verdict = if errors("silent_degradation") {
+        Verdict::SilentDegradation
+    } else if findings
+        .iter()
+        .any(|f| f.severity == FindingSeverity::Error)
+    {
+        Verdict::ContractViolation
+    } else {
+        Verdict::Pass
+    };
+    // The finding that decided the verdict comes first (tables and JUnit show the first).
+    findings.sort_by_key(|f| {
+        (
+            f.check != "silent_degradation",
+            f.severity != FindingSeverity::Error,
+        )
+    });
+    CellOutcome {
+        behavior,
+        verdict,
+        findings,
+    }
+}

@@ -1,0 +1,211 @@
+//! `fibon-verify run`: the four-quadrant matrix end to end — plan, gateway, target, checks,
+//! reports — and the exit code CI branches on.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use super::Globals;
+use crate::contract::FaultKind;
+use crate::diag::Format;
+use crate::errors::ExpectedError;
+use crate::exit_code;
+use crate::gateway::{Catalog, Gateway, GatewayOptions, Upstreams};
+use crate::matrix::{self, Filters, Quadrant, RunOptions, Shard};
+use crate::probe::{LockFile, lock};
+use crate::report::{self, Report};
+use crate::target::Limits;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct RunArgs {
+    /// Only these skills (repeatable).
+    #[arg(long, value_name = "SKILL")]
+    skill: Vec<String>,
+
+    /// Only these scenarios, by id (repeatable).
+    #[arg(long, value_name = "ID")]
+    scenario: Vec<String>,
+
+    /// Only these quadrants (repeatable).
+    #[arg(long, value_name = "Q")]
+    quadrant: Vec<Quadrant>,
+
+    /// Only cells with these faults (repeatable), such as TIMEOUT.
+    #[arg(long, value_name = "KIND")]
+    fault: Vec<FaultKind>,
+
+    /// Cells run at once [default: matrix.jobs]
+    #[arg(long, value_name = "N")]
+    jobs: Option<u32>,
+
+    /// Run each cell N times; a cell passes only if every run passes [default: matrix.repeat]
+    #[arg(long, value_name = "N")]
+    repeat: Option<u32>,
+
+    /// Run only this runner's part of the matrix: K of N (1-based), by a stable hash of the
+    /// cell id.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+
+    /// Where report.json and junit.xml go [default: report.dir]
+    #[arg(long, value_name = "DIR")]
+    report_dir: Option<PathBuf>,
+
+    /// Also print report.json on stdout.
+    #[arg(long, value_name = "FORMAT", default_value = "human")]
+    format: Format,
+
+    /// Run even when fibon.lock shows changed tool descriptions or schemas.
+    #[arg(long)]
+    allow_drift: bool,
+}
+
+pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError> {
+    let loaded = {
+        if !globals.config.is_file() {
+            return Err(ExpectedError::ConfigNotFound {
+                path: globals.config.clone(),
+            });
+        }
+        crate::project::load_config(&globals.config)
+    };
+    if loaded.has_errors() {
+        let mut stderr = std::io::stderr().lock();
+        for d in loaded.diagnostics.iter().filter(|d| d.is_error()) {
+            write!(
+                stderr,
+                "{}",
+                crate::diag::render_human(d, globals.color, 100)
+            )?;
+        }
+        writeln!(
+            stderr,
+            "error: the project is invalid; `fibon-verify check` shows every problem"
+        )?;
+        return Ok(exit_code::INVALID_INPUT);
+    }
+    let project = loaded.project;
+    let config = project
+        .config
+        .clone()
+        .expect("a valid project has its config");
+    let Some(target) = config.target.clone() else {
+        eprintln!(
+            "error: {} has no `target:` — the system to run the matrix against",
+            globals.config.display()
+        );
+        eprintln!(
+            "  help: add `target: {{kind: command, command: [\"python3\", \"agent.py\"]}}` (see the README)"
+        );
+        return Ok(exit_code::USAGE);
+    };
+    if matches!(
+        target,
+        crate::config::Target::Openai { .. } | crate::config::Target::Replay { .. }
+    ) {
+        eprintln!("error: `run` does not support this target kind yet; use `command` or `http`");
+        return Ok(exit_code::USAGE);
+    }
+    let filters = Filters {
+        skills: args.skill,
+        scenarios: args.scenario,
+        quadrants: args.quadrant,
+        faults: args.fault,
+    };
+    let cells = matrix::plan(&project, &filters, args.shard);
+    let report_dir = args.report_dir.unwrap_or_else(|| config.report_dir.clone());
+    let options = RunOptions {
+        jobs: args.jobs.unwrap_or(config.matrix.jobs) as usize,
+        repeat: args.repeat.unwrap_or(config.matrix.repeat),
+        limits: Limits::default(),
+    };
+    let started_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let start = Instant::now();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let outcome = runtime.block_on(async {
+        let upstreams = Upstreams::connect(&config.platform.mcp_servers, Duration::from_secs(30)).await;
+        // The lockfile, before any cell: drifted tools make every verdict suspect.
+        let lock_path = globals.config.parent().map(PathBuf::from).unwrap_or_default().join("fibon.lock");
+        if !config.platform.mcp_servers.is_empty() && lock_path.is_file() {
+            let current = LockFile::from_catalog(&Catalog::build(&indexmap::IndexMap::new(), &upstreams), &upstreams);
+            let lock = lock::compare(&lock_path, &current, false, args.allow_drift);
+            if lock.failing() {
+                eprintln!("error: {} drifted; no cell was run", lock_path.display());
+                for c in &lock.changes {
+                    eprintln!("  {}", c.detail);
+                }
+                eprintln!("  help: review with `fibon-verify probe`, then `probe --update-lock`, or pass --allow-drift");
+                upstreams.close().await;
+                return Ok::<_, std::io::Error>(None);
+            }
+        }
+        let gateway = Gateway::start(
+            GatewayOptions {
+                timeout_fault_delay: config.matrix.timeout_fault_delay,
+                latency_fault_delay: config.matrix.latency_fault_delay,
+                ..GatewayOptions::default()
+            },
+            std::sync::Arc::clone(&upstreams),
+        )
+        .await?;
+        let show = report::progress::should_show(std::io::stderr().is_terminal(), std::env::var("CI").ok().as_deref());
+        let bar = report::progress::bar(cells.len() as u64, show);
+        let on_done = |c: &report::CellReport| {
+            bar.inc(1);
+            if c.verdict != report::Verdict::Pass {
+                bar.println(format!("{} {}", c.verdict.as_str().to_uppercase(), c.id));
+            }
+        };
+        let cancel = async {
+            let _ = tokio::signal::ctrl_c().await;
+        };
+        let result = matrix::run_cells(&project, &target, &gateway, &cells, &options, &on_done, cancel).await;
+        bar.finish_and_clear();
+        drop(gateway);
+        upstreams.close().await;
+        Ok(Some(result))
+    })?;
+    let Some((cell_reports, interrupted)) = outcome else {
+        return Ok(exit_code::PROBE_FAILED);
+    };
+    let report = Report::new(
+        started_at,
+        start.elapsed().as_millis() as u64,
+        cell_reports,
+        args.shard.map(|s| format!("{}/{}", s.index, s.total)),
+        interrupted,
+    );
+    let json = serde_json::to_string_pretty(&report).expect("serializes");
+    report::write_atomic(&report_dir.join("report.json"), json.as_bytes())?;
+    report::write_atomic(
+        &report_dir.join("junit.xml"),
+        report::junit::render(&report).as_bytes(),
+    )?;
+    let mut stderr = std::io::stderr().lock();
+    if globals.github {
+        for line in report::github::annotations(&report) {
+            writeln!(stderr, "{line}")?;
+        }
+        if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") {
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)?;
+            writeln!(f, "{}", report::github::summary_markdown(&report))?;
+        }
+    }
+    write!(stderr, "{}", report::table::render(&report, 110))?;
+    writeln!(
+        stderr,
+        "report: {}",
+        report_dir.join("report.json").display()
+    )?;
+    if args.format == Format::Json {
+        let mut out = std::io::stdout().lock();
+        writeln!(out, "{json}")?;
+        out.flush()?;
+    }
+    Ok(report.exit_code)
+}

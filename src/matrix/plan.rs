@@ -1,0 +1,156 @@
+//! The plan: every cell of the matrix in a deterministic order — contracts by skill,
+//! their scenarios by id, the available quadrant first, then one cell per fault kind —
+//! then the filters and the shard. The same project gives the same ids in the same order.
+
+use std::str::FromStr;
+
+use super::{Cell, Quadrant};
+use crate::contract::FaultKind;
+use crate::project::Project;
+use crate::scenario::Complexity;
+
+/// `--skill`, `--scenario`, `--quadrant`, `--fault`: each empty list means "all".
+#[derive(Debug, Clone, Default)]
+pub struct Filters {
+    /// Skills to keep.
+    pub skills: Vec<String>,
+    /// Scenario ids to keep.
+    pub scenarios: Vec<String>,
+    /// Quadrants to keep.
+    pub quadrants: Vec<Quadrant>,
+    /// Fault kinds to keep (cells without a fault are dropped when this is set).
+    pub faults: Vec<FaultKind>,
+}
+
+/// `--shard K/N`: this runner takes the cells whose id hashes to K-1 modulo N.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// 1-based index.
+    pub index: u32,
+    /// Number of shards.
+    pub total: u32,
+}
+
+impl FromStr for Shard {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let (k, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("`{s}` is not K/N (such as 2/4)"))?;
+        let (index, total): (u32, u32) = (
+            k.trim()
+                .parse()
+                .map_err(|_| format!("`{k}` is not a number"))?,
+            n.trim()
+                .parse()
+                .map_err(|_| format!("`{n}` is not a number"))?,
+        );
+        if total == 0 || index == 0 || index > total {
+            return Err(format!("shard {index}/{total}: K must be between 1 and N"));
+        }
+        Ok(Shard { index, total })
+    }
+}
+
+impl Shard {
+    /// Whether a cell belongs to this shard: a stable hash (FNV-1a) of its id, so every
+    /// runner agrees without talking to the others, and a cell stays in its shard as the
+    /// matrix grows.
+    pub fn takes(&self, id: &str) -> bool {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for b in id.bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        h % u64::from(self.total) == u64::from(self.index - 1)
+    }
+}
+
+/// Every cell of the project, filtered and sharded.
+pub fn plan(project: &Project, filters: &Filters, shard: Option<Shard>) -> Vec<Cell> {
+    let mut contracts: Vec<usize> = (0..project.contracts.len()).collect();
+    contracts.sort_by(|a, b| {
+        project.contracts[*a]
+            .skill
+            .cmp(&project.contracts[*b].skill)
+    });
+    let mut cells = Vec::new();
+    for ci in contracts {
+        let contract = &project.contracts[ci];
+        let mut scenarios: Vec<usize> = (0..project.scenarios.len())
+            .filter(|s| project.scenarios[*s].skill == contract.skill)
+            .collect();
+        scenarios.sort_by(|a, b| project.scenarios[*a].id.cmp(&project.scenarios[*b].id));
+        for si in scenarios {
+            let s = &project.scenarios[si];
+            let (available, failing) = match s.complexity {
+                Complexity::Simple => (Quadrant::Q1, Quadrant::Q3),
+                Complexity::Complex => (Quadrant::Q2, Quadrant::Q4),
+            };
+            let base = format!("{}/{}", contract.skill, s.id);
+            cells.push(Cell {
+                id: format!("{base}/{available}"),
+                contract: ci,
+                scenario: si,
+                quadrant: available,
+                fault: None,
+                removed_tools: Vec::new(),
+            });
+            for fault in &s.faults {
+                cells.push(Cell {
+                    id: format!("{base}/{failing}/{fault}"),
+                    contract: ci,
+                    scenario: si,
+                    quadrant: failing,
+                    fault: Some(*fault),
+                    removed_tools: s.remove.clone(),
+                });
+            }
+        }
+    }
+    cells.retain(|c| {
+        let contract = &project.contracts[c.contract];
+        let scenario = &project.scenarios[c.scenario];
+        (filters.skills.is_empty() || filters.skills.contains(&contract.skill))
+            && (filters.scenarios.is_empty() || filters.scenarios.contains(&scenario.id))
+            && (filters.quadrants.is_empty() || filters.quadrants.contains(&c.quadrant))
+            && (filters.faults.is_empty() || c.fault.is_some_and(|f| filters.faults.contains(&f)))
+            && shard.is_none_or(|s| s.takes(&c.id))
+    });
+    cells
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_partition_the_cells() {
+        let ids: Vec<String> = (0..1000)
+            .map(|i| format!("skill/scenario-{i}/Q3/TIMEOUT"))
+            .collect();
+        let shards: Vec<Shard> = (1..=4).map(|k| Shard { index: k, total: 4 }).collect();
+        for id in &ids {
+            assert_eq!(
+                shards.iter().filter(|s| s.takes(id)).count(),
+                1,
+                "{id} is in exactly one shard"
+            );
+        }
+        let sizes: Vec<usize> = shards
+            .iter()
+            .map(|s| ids.iter().filter(|id| s.takes(id)).count())
+            .collect();
+        assert!(
+            sizes.iter().all(|n| (200..300).contains(n)),
+            "balanced: {sizes:?}"
+        );
+        assert!("2/4".parse::<Shard>().is_ok());
+        assert!(
+            "0/4".parse::<Shard>().is_err()
+                && "5/4".parse::<Shard>().is_err()
+                && "x".parse::<Shard>().is_err()
+        );
+    }
+}

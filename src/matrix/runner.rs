@@ -1,0 +1,157 @@
+//! The runner: cells on tokio with bounded concurrency (`--jobs`), each in its own gateway
+//! session with its fault plan; the agent invoked, its output, its self-reported trace and
+//! the gateway's trace collected and checked. `--repeat N` runs each cell N times and keeps
+//! the worst (pass^k). Cancelling stops scheduling; running agents are killed.
+
+use std::time::Instant;
+
+use futures_util::StreamExt;
+use serde_json::Value;
+
+use super::Cell;
+use crate::checks::{CellInput, evaluate};
+use crate::config::Target;
+use crate::gateway::{Fault, FaultPlan, Gateway, SessionSpec};
+use crate::project::Project;
+use crate::report::{Behavior, CellReport, Verdict};
+use crate::target::{Invocation, Limits, Request, invoke};
+
+/// How to run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Cells at once.
+    pub jobs: usize,
+    /// Runs of each cell.
+    pub repeat: u32,
+    /// Output caps.
+    pub limits: Limits,
+}
+
+/// Runs the cells; returns their reports in plan order and whether the run was cancelled
+/// (then only finished cells are returned). `on_done` is called as each cell finishes.
+pub async fn run_cells(
+    project: &Project,
+    target: &Target,
+    gateway: &Gateway,
+    cells: &[Cell],
+    options: &RunOptions,
+    on_done: &(dyn Fn(&CellReport) + Sync),
+    cancel: impl std::future::Future<Output = ()>,
+) -> (Vec<CellReport>, bool) {
+    let mut results: Vec<Option<CellReport>> = vec![None; cells.len()];
+    let stream = futures_util::stream::iter(cells.iter().enumerate())
+        .map(
+            |(i, cell)| async move { (i, run_cell(project, target, gateway, cell, options).await) },
+        )
+        .buffer_unordered(options.jobs.max(1));
+    tokio::pin!(stream);
+    tokio::pin!(cancel);
+    let mut interrupted = false;
+    loop {
+        tokio::select! {
+            next = stream.next() => match next {
+                Some((i, report)) => {
+                    on_done(&report);
+                    results[i] = Some(report);
+                }
+                None => break,
+            },
+            () = &mut cancel => {
+                interrupted = true;
+                break;
+            }
+        }
+    }
+    (results.into_iter().flatten().collect(), interrupted)
+}
+
+async fn run_cell(
+    project: &Project,
+    target: &Target,
+    gateway: &Gateway,
+    cell: &Cell,
+    options: &RunOptions,
+) -> CellReport {
+    let contract = &project.contracts[cell.contract];
+    let scenario = &project.scenarios[cell.scenario];
+    let start = Instant::now();
+    let mut worst: Option<CellReport> = None;
+    for attempt in 0..options.repeat.max(1) {
+        let faults = match cell.fault {
+            Some(kind) => FaultPlan::on(&cell.removed_tools, Fault::new(kind)),
+            None => FaultPlan::none(),
+        };
+        let session = gateway.open_session(SessionSpec {
+            fixtures: scenario.tools.clone(),
+            schema_drift: scenario.schema_drift.clone(),
+            faults,
+        });
+        let request = Request {
+            run_id: format!("{}#{}", cell.id, attempt + 1),
+            skill: contract.skill.clone(),
+            input: scenario.input.clone(),
+            tools_url: session.tools_url(),
+            mcp_url: session.mcp_url(),
+        };
+        let invocation = invoke(target, &request, options.limits).await;
+        let trace = session.trace();
+        drop(session);
+        let outcome = evaluate(&CellInput {
+            contract,
+            scenario,
+            fault: cell.fault,
+            removed: &cell.removed_tools,
+            invocation: &invocation,
+            trace: &trace,
+        });
+        let (output, stderr, self_reported, citations) = match &invocation {
+            Invocation::Responded {
+                response, stderr, ..
+            } => (
+                response.output.clone(),
+                stderr.clone(),
+                response.trace.clone(),
+                response.citations.clone(),
+            ),
+            Invocation::HardInterrupt { stderr, .. } | Invocation::TimedOut { stderr, .. } => {
+                (Value::Null, stderr.clone(), Vec::new(), Vec::new())
+            }
+            Invocation::Failed { .. } => (Value::Null, String::new(), Vec::new(), Vec::new()),
+        };
+        let report = CellReport {
+            id: cell.id.clone(),
+            skill: contract.skill.clone(),
+            scenario: scenario.id.clone(),
+            quadrant: cell.quadrant.to_string(),
+            fault: cell.fault.map(|f| f.as_str().to_string()),
+            removed_tools: cell.removed_tools.clone(),
+            behavior: outcome.behavior,
+            verdict: outcome.verdict,
+            findings: outcome.findings,
+            output,
+            trace,
+            self_reported_trace: self_reported,
+            citations,
+            stderr,
+            attempts: attempt + 1,
+            duration_ms: 0,
+            contract: contract.source.display().to_string(),
+            contract_line: contract.source_line,
+        };
+        let worse = worst.as_ref().is_none_or(|w| report.verdict > w.verdict);
+        if worse {
+            worst = Some(report);
+        }
+        // pass^k: one failing attempt decides the cell; an error stops it too.
+        if worst.as_ref().is_some_and(|w| w.verdict != Verdict::Pass) {
+            break;
+        }
+    }
+    let mut report = worst.unwrap_or_else(|| unreachable!("at least one attempt"));
+    report.attempts = options.repeat.max(1);
+    report.duration_ms = start.elapsed().as_millis() as u64;
+    if report.behavior == Behavior::NotRun {
+        report.output = Value::Null;
+    }
+    report
+}

@@ -1,0 +1,268 @@
+//! The report's data model, serialized as `fibon.report/v1`.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::exit_code;
+use crate::gateway::TraceEvent;
+use crate::target::{Citation, SelfReportedCall};
+
+/// What the system under test did in one cell (DESIGN.md, normative names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Behavior {
+    /// An answer, with no failure signal.
+    Answered,
+    /// `status: error` with a code.
+    ExplicitFailure,
+    /// A refusal that gives the reason.
+    Refused,
+    /// `degraded: true`.
+    DegradedMarked,
+    /// A crash, or a non-zero exit / 5xx with no usable answer.
+    HardInterrupt,
+    /// No answer within the timeout.
+    Timeout,
+    /// A fault was injected and the caller got no failure signal.
+    Silent,
+    /// Not invoked (the cell could not be evaluated).
+    NotRun,
+}
+
+/// A cell's verdict (DESIGN.md, normative names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// Every check passed.
+    Pass,
+    /// Skipped.
+    Skipped,
+    /// The quality gate failed.
+    QualityFail,
+    /// Another check failed.
+    ContractViolation,
+    /// Silent degradation.
+    SilentDegradation,
+    /// The cell could not be evaluated (fail closed).
+    Error,
+}
+
+impl Verdict {
+    /// The name in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Skipped => "skipped",
+            Verdict::QualityFail => "quality_fail",
+            Verdict::ContractViolation => "contract_violation",
+            Verdict::SilentDegradation => "silent_degradation",
+            Verdict::Error => "error",
+        }
+    }
+}
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingSeverity {
+    /// Fails the cell.
+    Error,
+    /// Reported only.
+    Warning,
+}
+
+/// One failed or noteworthy check.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    /// The check's id (DESIGN.md's finding ids).
+    pub check: &'static str,
+    /// Error or warning.
+    pub severity: FindingSeverity,
+    /// What was found.
+    pub message: String,
+    /// The evidence.
+    #[serde(skip_serializing_if = "Value::is_null")]
+    pub evidence: Value,
+}
+
+impl Finding {
+    /// An error finding.
+    pub fn error(check: &'static str, message: impl Into<String>) -> Finding {
+        Finding {
+            check,
+            severity: FindingSeverity::Error,
+            message: message.into(),
+            evidence: Value::Null,
+        }
+    }
+
+    /// A warning finding.
+    pub fn warning(check: &'static str, message: impl Into<String>) -> Finding {
+        Finding {
+            check,
+            severity: FindingSeverity::Warning,
+            message: message.into(),
+            evidence: Value::Null,
+        }
+    }
+
+    /// With evidence.
+    pub fn with_evidence(mut self, evidence: Value) -> Finding {
+        self.evidence = evidence;
+        self
+    }
+}
+
+/// One cell's result.
+#[derive(Debug, Clone, Serialize)]
+pub struct CellReport {
+    /// The cell id.
+    pub id: String,
+    /// The Skill.
+    pub skill: String,
+    /// The scenario id.
+    pub scenario: String,
+    /// `Q1`..`Q4`.
+    pub quadrant: String,
+    /// The fault injected.
+    pub fault: Option<String>,
+    /// The tools it hit.
+    pub removed_tools: Vec<String>,
+    /// What the system did.
+    pub behavior: Behavior,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Every finding.
+    pub findings: Vec<Finding>,
+    /// The agent's output.
+    pub output: Value,
+    /// The gateway's authoritative trace.
+    pub trace: Vec<TraceEvent>,
+    /// What the agent said it called.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub self_reported_trace: Vec<SelfReportedCall>,
+    /// What the agent cited.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub citations: Vec<Citation>,
+    /// The tail of the agent's stderr.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub stderr: String,
+    /// Runs of the cell (`--repeat`); the verdict is the worst.
+    pub attempts: u32,
+    /// Wall time of the cell, all attempts.
+    pub duration_ms: u64,
+    /// The contract file.
+    pub contract: String,
+    /// The line of the skill's name in it.
+    pub contract_line: usize,
+}
+
+/// Counts by verdict.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Summary {
+    /// Cells.
+    pub cells: usize,
+    /// Passed.
+    pub pass: usize,
+    /// Silent degradation.
+    pub silent_degradation: usize,
+    /// Contract violations.
+    pub contract_violation: usize,
+    /// Quality gate failures.
+    pub quality_fail: usize,
+    /// Not evaluable.
+    pub error: usize,
+    /// Skipped.
+    pub skipped: usize,
+}
+
+impl Summary {
+    /// Counts the cells.
+    pub fn of(cells: &[CellReport]) -> Summary {
+        let count = |v: Verdict| cells.iter().filter(|c| c.verdict == v).count();
+        Summary {
+            cells: cells.len(),
+            pass: count(Verdict::Pass),
+            silent_degradation: count(Verdict::SilentDegradation),
+            contract_violation: count(Verdict::ContractViolation),
+            quality_fail: count(Verdict::QualityFail),
+            error: count(Verdict::Error),
+            skipped: count(Verdict::Skipped),
+        }
+    }
+
+    /// The exit code these counts imply (DESIGN.md's precedence).
+    pub fn exit_code(&self) -> i32 {
+        let mut codes = Vec::new();
+        if self.cells == 0 {
+            codes.push(exit_code::NO_CELLS);
+        }
+        if self.silent_degradation > 0 {
+            codes.push(exit_code::SILENT_DEGRADATION);
+        }
+        if self.contract_violation > 0 {
+            codes.push(exit_code::CONTRACT_VIOLATION);
+        }
+        if self.quality_fail > 0 {
+            codes.push(exit_code::QUALITY_GATE_FAILED);
+        }
+        if self.error > 0 {
+            codes.push(exit_code::UNAVAILABLE);
+        }
+        exit_code::combine(codes)
+    }
+}
+
+/// `report.json`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// `fibon.report/v1`.
+    pub schema: &'static str,
+    /// fibon-verify's version.
+    pub version: &'static str,
+    /// When the run started (RFC 3339).
+    pub started_at: String,
+    /// Wall time.
+    pub duration_ms: u64,
+    /// Whether the run was interrupted (Ctrl-C): the cells are those that finished.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+    /// `K/N` when sharded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+    /// Every cell, in plan order.
+    pub cells: Vec<CellReport>,
+    /// Counts.
+    pub summary: Summary,
+    /// The exit code.
+    pub exit_code: i32,
+}
+
+impl Report {
+    /// Builds a report; the summary and exit code follow from the cells.
+    pub fn new(
+        started_at: String,
+        duration_ms: u64,
+        cells: Vec<CellReport>,
+        shard: Option<String>,
+        interrupted: bool,
+    ) -> Report {
+        let summary = Summary::of(&cells);
+        let exit_code = if interrupted {
+            exit_code::INTERRUPTED
+        } else {
+            summary.exit_code()
+        };
+        Report {
+            schema: "fibon.report/v1",
+            version: env!("CARGO_PKG_VERSION"),
+            started_at,
+            duration_ms,
+            interrupted,
+            shard,
+            cells,
+            summary,
+            exit_code,
+        }
+    }
+}

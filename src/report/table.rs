@@ -1,0 +1,82 @@
+//! The terminal summary: a grid of skills × quadrants with counts, then one line per
+//! failing cell with its first finding.
+
+use std::collections::BTreeMap;
+
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{ContentArrangement, Table};
+
+use super::{Report, Verdict};
+
+/// Renders the summary.
+pub fn render(report: &Report, width: u16) -> String {
+    let mut grid: BTreeMap<&str, [BTreeMap<Verdict, usize>; 4]> = BTreeMap::new();
+    for c in &report.cells {
+        let q = match c.quadrant.as_str() {
+            "Q1" => 0,
+            "Q2" => 1,
+            "Q3" => 2,
+            _ => 3,
+        };
+        *grid.entry(&c.skill).or_default()[q]
+            .entry(c.verdict)
+            .or_default() += 1;
+    }
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(width);
+    t.set_header(vec![
+        "skill",
+        "Q1 tools·simple",
+        "Q2 tools·complex",
+        "Q3 fault·simple",
+        "Q4 fault·complex",
+    ]);
+    for (skill, quadrants) in &grid {
+        let mut row = vec![skill.to_string()];
+        for counts in quadrants {
+            row.push(if counts.is_empty() {
+                "—".to_string()
+            } else {
+                counts
+                    .iter()
+                    .rev()
+                    .map(|(v, n)| format!("{n} {}", v.as_str()))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            });
+        }
+        t.add_row(row);
+    }
+    let mut out = t.to_string();
+    out.push('\n');
+    for c in report.cells.iter().filter(|c| c.verdict != Verdict::Pass) {
+        let first = c
+            .findings
+            .iter()
+            .find(|f| f.severity == super::FindingSeverity::Error)
+            .or(c.findings.first());
+        let detail = first
+            .map(|f| format!("{}: {}", f.check, f.message))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "{} {} — {detail}\n",
+            c.verdict.as_str().to_uppercase(),
+            c.id
+        ));
+    }
+    let s = &report.summary;
+    out.push_str(&format!(
+        "{} cells: {} pass, {} silent_degradation, {} contract_violation, {} quality_fail, {} error, {} skipped{}\n",
+        s.cells,
+        s.pass,
+        s.silent_degradation,
+        s.contract_violation,
+        s.quality_fail,
+        s.error,
+        s.skipped,
+        if report.interrupted { " (interrupted)" } else { "" }
+    ));
+    out
+}
