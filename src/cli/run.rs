@@ -27,7 +27,7 @@ pub(crate) struct RunArgs {
     scenario: Vec<String>,
 
     /// Only these quadrants (repeatable).
-    #[arg(long, value_name = "Q")]
+    #[arg(long, value_name = "Q", ignore_case = true)]
     quadrant: Vec<Quadrant>,
 
     /// Only cells with these faults (repeatable), such as TIMEOUT.

@@ -16,6 +16,7 @@ use crate::contract::FaultKind;
 
 /// A quadrant (DESIGN.md, normative).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, clap::ValueEnum)]
+#[value(rename_all = "UPPER")]
 pub enum Quadrant {
     /// Tools available, simple input.
     Q1,

@@ -1,0 +1,509 @@
+//! `fibon-verify run` end to end: the reference agents in every quadrant, hostile agents
+//! (hang, crash, garbage, floods), HTTP targets that misbehave, filters and shards, the
+//! reports and their snapshots, and Ctrl-C.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{code, fibon, root};
+use fibon_verify::exit_code;
+use serde_json::{Value, json};
+
+fn run_json(dir: &Path, args: &[&str]) -> (i32, Value, String) {
+    let out = fibon(dir)
+        .args(["run", "--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let report =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("no report: {stderr}"));
+    (code(&out), report, stderr)
+}
+
+fn verdicts(report: &Value) -> Vec<(String, String)> {
+    report["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap().to_string(),
+                c["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_grounded_agent_passes_every_quadrant() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, report, stderr) = run_json(&root(), &["--report-dir", dir.path().to_str().unwrap()]);
+    assert_eq!(code, exit_code::SUCCESS, "{stderr}");
+    assert_eq!(report["summary"]["cells"], 29);
+    assert_eq!(report["summary"]["pass"], 29, "{:?}", verdicts(&report));
+    let quadrants: std::collections::BTreeSet<&str> = report["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["quadrant"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        quadrants.into_iter().collect::<Vec<_>>(),
+        ["Q1", "Q2", "Q3", "Q4"]
+    );
+    let q3 = report["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| {
+            c["id"] == "fetch_anthropic_models/fetch-anthropic-models-simple/Q3/TOOL_NOT_FOUND"
+        })
+        .unwrap();
+    assert_eq!(q3["behavior"], "explicit_failure");
+    assert_eq!(
+        q3["output"],
+        "I cannot answer reliably: the tool `read_page` is not available."
+    );
+    assert!(dir.path().join("report.json").is_file() && dir.path().join("junit.xml").is_file());
+}
+
+#[test]
+fn the_naive_agent_is_caught_degrading_silently() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, report, _) = run_json(
+        &root(),
+        &[
+            "--config",
+            "fibon.naive.yaml",
+            "--report-dir",
+            dir.path().to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, exit_code::SILENT_DEGRADATION);
+    for (id, verdict) in verdicts(&report) {
+        let expected = if id.contains("/Q1") || id.contains("/Q2") {
+            "pass"
+        } else {
+            "silent_degradation"
+        };
+        assert_eq!(verdict, expected, "{id}");
+    }
+    let cell = report["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "fetch_anthropic_models/fetch-anthropic-models-simple/Q3/EMPTY_RESULT")
+        .unwrap();
+    assert_eq!(cell["behavior"], "silent");
+    let finding = &cell["findings"][0];
+    assert_eq!(finding["check"], "silent_degradation");
+    assert_eq!(
+        finding["evidence"]["forbidden_facts"],
+        json!(["claude-3-5-sonnet-20241022"])
+    );
+    assert_eq!(finding["evidence"]["fault"], "EMPTY_RESULT");
+    let checks: Vec<&str> = cell["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["check"].as_str().unwrap())
+        .collect();
+    assert!(
+        checks.contains(&"prohibited_action") && checks.contains(&"forbidden_facts"),
+        "{checks:?}"
+    );
+    // The gateway's trace shows what really happened: the call came back empty.
+    assert_eq!(cell["trace"][1]["status"], "empty");
+}
+
+/// A one-skill project whose target is `argv`; the scenario is simple (Q1 + Q3 with
+/// `faults`), the contract's TOOL_NOT_FOUND semantics `hard`.
+fn project(target: &str, faults: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("contracts")).unwrap();
+    std::fs::create_dir_all(dir.path().join("scenarios")).unwrap();
+    std::fs::write(dir.path().join("fibon.yaml"), format!("target:\n{target}\nmatrix: {{jobs: 4, timeout_fault_delay: 200ms}}\nreport: {{dir: out}}\n")).unwrap();
+    std::fs::write(
+        dir.path().join("contracts/lookup.yaml"),
+        "skill: lookup\nmust_call_tools: [lookup]\nfailure_semantics: {TOOL_NOT_FOUND: hard}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("scenarios/lookup.yaml"),
+        format!("id: lookup-simple\nskill: lookup\ncomplexity: simple\ninput: look it up\ntools:\n  lookup:\n    responses:\n      - text: \"the answer is 42\"\nfaults: [{faults}]\nexpect: {{facts: [\"42\"]}}\n"),
+    )
+    .unwrap();
+    dir
+}
+
+fn python(script: &str) -> String {
+    format!(
+        "  kind: command\n  command: [\"python3\", \"-c\", {}]\n  timeout: 2s",
+        serde_json::to_string(script).unwrap()
+    )
+}
+
+#[test]
+fn hostile_command_agents_are_classified_and_the_run_finishes() {
+    let cases: [(&str, &str, &str, &str); 6] = [
+        ("hang", "import time; time.sleep(60)", "timeout", "timeout"),
+        (
+            "crash",
+            "import sys; sys.stderr.write('boom: segfault-ish\\n'); sys.exit(3)",
+            "hard_interrupt",
+            "hard_interrupt",
+        ),
+        (
+            "garbage",
+            "import sys; sys.stdout.buffer.write(b'\\xff\\xfe not json \\x00')",
+            "answered",
+            "must_call_tools",
+        ),
+        (
+            "flood",
+            "import sys\nfor _ in range(1600): sys.stdout.write('x' * 65536)",
+            "answered",
+            "must_call_tools",
+        ),
+        (
+            "grandchild",
+            "import subprocess; subprocess.Popen(['sleep', '60']); print('{\"output\": \"the answer is 42\"}')",
+            "answered",
+            "must_call_tools",
+        ),
+        (
+            "signal",
+            "import os, signal; os.kill(os.getpid(), signal.SIGKILL)",
+            "hard_interrupt",
+            "hard_interrupt",
+        ),
+    ];
+    for (name, script, behavior, check) in cases {
+        let dir = project(&python(script), "");
+        let t = Instant::now();
+        let (code, report, stderr) = run_json(dir.path(), &[]);
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "{name}: {:?}",
+            t.elapsed()
+        );
+        assert_eq!(code, exit_code::CONTRACT_VIOLATION, "{name}: {stderr}");
+        let cell = &report["cells"][0];
+        assert_eq!(cell["behavior"], behavior, "{name}: {cell:#}");
+        assert_eq!(cell["findings"][0]["check"], check, "{name}: {cell:#}");
+        if name == "crash" {
+            assert!(
+                cell["stderr"]
+                    .as_str()
+                    .unwrap()
+                    .contains("boom: segfault-ish"),
+                "stderr is kept"
+            );
+        }
+        if name == "flood" {
+            assert_eq!(
+                cell["output"].as_str().unwrap().len(),
+                1024 * 1024,
+                "stdout is capped at 1 MiB"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_crash_under_a_hard_fault_is_what_the_contract_asked_for() {
+    let script = "import sys, json, urllib.request\nreq = json.load(sys.stdin)\ntools = json.load(urllib.request.urlopen(req['tools']['http_url']))['tools']\nif not tools: sys.exit(2)\nbody = urllib.request.urlopen(urllib.request.Request(req['tools']['http_url'] + '/lookup', data=b'{}', method='POST')).read()\nprint(json.dumps({'output': json.loads(body)['content'][0]['text'], 'trace': [{'tool': 'lookup', 'arguments': {}}]}))";
+    let dir = project(&python(script), "TOOL_NOT_FOUND");
+    let (code, report, stderr) = run_json(dir.path(), &[]);
+    assert_eq!(code, exit_code::SUCCESS, "{stderr}\n{report:#}");
+    assert_eq!(
+        verdicts(&report),
+        [
+            ("lookup/lookup-simple/Q1".into(), "pass".into()),
+            (
+                "lookup/lookup-simple/Q3/TOOL_NOT_FOUND".into(),
+                "pass".into()
+            )
+        ]
+    );
+    assert_eq!(report["cells"][1]["behavior"], "hard_interrupt");
+}
+
+#[test]
+fn a_target_that_cannot_be_started_is_an_error_and_exits_69() {
+    let dir = project("  kind: command\n  command: [\"/nonexistent/agent\"]", "");
+    let (code, report, _) = run_json(dir.path(), &[]);
+    assert_eq!(code, exit_code::UNAVAILABLE);
+    assert_eq!(report["cells"][0]["verdict"], "error");
+    assert_eq!(
+        report["cells"][0]["findings"][0]["check"],
+        "target_unavailable"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn misbehaving_http_targets_are_classified() {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/slow"))
+        .respond_with(ResponseTemplate::new(200).set_delay(Duration::from_secs(5)))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/500"))
+        .respond_with(ResponseTemplate::new(500))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/502json"))
+        .respond_with(
+            ResponseTemplate::new(502)
+                .set_body_json(json!({"status": "error", "error": {"code": "TOOL_NOT_FOUND"}})),
+        )
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/garbage"))
+        .respond_with(ResponseTemplate::new(200).set_body_bytes(b"\x00\x01<html>".to_vec()))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/huge"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("y".repeat(5 * 1024 * 1024)))
+        .mount(&server)
+        .await;
+    let cases = [
+        ("slow", "timeout", exit_code::CONTRACT_VIOLATION),
+        ("500", "hard_interrupt", exit_code::CONTRACT_VIOLATION),
+        ("502json", "explicit_failure", exit_code::CONTRACT_VIOLATION),
+        ("garbage", "answered", exit_code::CONTRACT_VIOLATION),
+        ("huge", "answered", exit_code::CONTRACT_VIOLATION),
+        ("missing", "not_run", exit_code::UNAVAILABLE),
+    ];
+    for (route, behavior, expected) in cases {
+        let dir = project(
+            &format!(
+                "  kind: http\n  url: \"{}/{route}\"\n  headers: {{Authorization: \"Bearer ${{FIBON_TEST_TOKEN}}\"}}\n  timeout: 1s",
+                server.uri()
+            ),
+            "",
+        );
+        let path = dir.path().to_path_buf();
+        let (code, report, stderr) = tokio::task::spawn_blocking(move || run_json(&path, &[]))
+            .await
+            .unwrap();
+        assert_eq!(code, expected, "{route}: {stderr}");
+        assert_eq!(
+            report["cells"][0]["behavior"], behavior,
+            "{route}: {:#}",
+            report["cells"][0]
+        );
+        if route == "huge" {
+            assert_eq!(
+                report["cells"][0]["output"].as_str().unwrap().len(),
+                1024 * 1024
+            );
+        }
+    }
+    let (_, report, _) = {
+        let dir = project(
+            "  kind: http\n  url: \"http://127.0.0.1:9/agent\"\n  timeout: 2s",
+            "",
+        );
+        let path = dir.path().to_path_buf();
+        tokio::task::spawn_blocking(move || run_json(&path, &[]))
+            .await
+            .unwrap()
+    };
+    assert_eq!(
+        report["cells"][0]["verdict"], "error",
+        "a refused connection is the verifier's error"
+    );
+}
+
+#[test]
+fn filters_shards_and_repeat() {
+    let (code, report, _) = run_json(
+        &root(),
+        &[
+            "--skill",
+            "search_docs",
+            "--quadrant",
+            "Q3",
+            "--report-dir",
+            "target/fibon-test-filter",
+        ],
+    );
+    assert_eq!(code, exit_code::SUCCESS);
+    let ids: Vec<String> = verdicts(&report).into_iter().map(|(id, _)| id).collect();
+    assert_eq!(
+        ids,
+        [
+            "search_docs/search-docs-simple/Q3/TOOL_NOT_FOUND",
+            "search_docs/search-docs-simple/Q3/PERMISSION_DENIED",
+            "search_docs/search-docs-simple/Q3/TIMEOUT",
+            "search_docs/search-docs-simple/Q3/EMPTY_RESULT"
+        ]
+    );
+    let (code, _, _) = run_json(
+        &root(),
+        &[
+            "--skill",
+            "nope",
+            "--report-dir",
+            "target/fibon-test-filter",
+        ],
+    );
+    assert_eq!(code, exit_code::NO_CELLS);
+    let (_, whole, _) = run_json(
+        &root(),
+        &[
+            "--fault",
+            "TOOL_NOT_FOUND",
+            "--report-dir",
+            "target/fibon-test-filter",
+        ],
+    );
+    let mut union = Vec::new();
+    for k in 1..=3 {
+        let (_, part, _) = run_json(
+            &root(),
+            &[
+                "--fault",
+                "TOOL_NOT_FOUND",
+                "--shard",
+                &format!("{k}/3"),
+                "--report-dir",
+                "target/fibon-test-filter",
+            ],
+        );
+        assert_eq!(part["shard"], format!("{k}/3"));
+        union.extend(verdicts(&part));
+    }
+    union.sort();
+    let mut all = verdicts(&whole);
+    all.sort();
+    assert_eq!(union, all, "the shards partition the matrix");
+    let (_, report, _) = run_json(
+        &root(),
+        &[
+            "--scenario",
+            "search-docs-simple",
+            "--quadrant",
+            "Q1",
+            "--repeat",
+            "3",
+            "--report-dir",
+            "target/fibon-test-filter",
+        ],
+    );
+    assert_eq!(report["cells"][0]["attempts"], 3);
+    let out = fibon(&root())
+        .args(["run", "--shard", "4/3"])
+        .output()
+        .unwrap();
+    assert_eq!(code_of(&out), exit_code::USAGE);
+}
+
+fn code_of(out: &std::process::Output) -> i32 {
+    code(out)
+}
+
+fn redact(s: &str) -> String {
+    let time = regex::Regex::new(r#"(time|timestamp)="[^"]*""#).unwrap();
+    time.replace_all(s, r#"$1="[redacted]""#).into_owned()
+}
+
+#[test]
+fn reports_are_projections_of_report_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let summary = dir.path().join("summary.md");
+    let out = fibon(&root())
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .args([
+            "run",
+            "--config",
+            "fibon.naive.yaml",
+            "--color",
+            "never",
+            "--skill",
+            "fetch_anthropic_models",
+            "--report-dir",
+            dir.path().to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), exit_code::SILENT_DEGRADATION);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let annotations: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("::error "))
+        .collect();
+    assert_eq!(annotations.len(), 7);
+    assert!(annotations[0].starts_with("::error file=contracts/fetch_anthropic_models.json,line=2,title=fibon silent_degradation::fetch_anthropic_models/"), "{}", annotations[0]);
+    let table: String = stderr
+        .lines()
+        .filter(|l| !l.starts_with("::") && !l.starts_with("report:"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    insta::assert_snapshot!("run_table_naive", table);
+    insta::assert_snapshot!(
+        "run_junit_naive",
+        redact(&std::fs::read_to_string(dir.path().join("junit.xml")).unwrap())
+    );
+    insta::assert_snapshot!(
+        "run_summary_naive",
+        std::fs::read_to_string(&summary).unwrap()
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("report.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["schema"], "fibon.report/v1");
+    assert_eq!(report["exit_code"], exit_code::SILENT_DEGRADATION);
+    assert!(
+        !dir.path().join(".report.json.tmp").exists(),
+        "written atomically, no leftovers"
+    );
+}
+
+#[test]
+fn ctrl_c_writes_a_partial_report_and_exits_130() {
+    let dir = project(
+        &python("import time; time.sleep(60)").replace("timeout: 2s", "timeout: 60s"),
+        "TOOL_NOT_FOUND",
+    );
+    let child = Command::new(env!("CARGO_BIN_EXE_fibon-verify"))
+        .current_dir(dir.path())
+        .args(["run", "--jobs", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let t = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(t.elapsed() < Duration::from_secs(10));
+    assert_eq!(
+        code(&out),
+        exit_code::INTERRUPTED,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/report.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["interrupted"], true);
+    assert_eq!(report["exit_code"], exit_code::INTERRUPTED);
+}
