@@ -1,0 +1,284 @@
+//! The systems under test and the agent protocol (DESIGN.md, normative): the request the
+//! verifier sends, the response it reads back, and how each kind of target is invoked.
+//! Whatever the agent does — answer, fail, hang, crash, flood — comes back as an
+//! [`Invocation`]; only the verifier's own inability to invoke it is `Failed`.
+
+mod command;
+mod http;
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::config::Target;
+
+/// What the agent is sent.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// This invocation's id.
+    pub run_id: String,
+    /// The Skill.
+    pub skill: String,
+    /// The user's input.
+    pub input: String,
+    /// The session's REST tools URL.
+    pub tools_url: String,
+    /// The session's MCP URL.
+    pub mcp_url: String,
+}
+
+impl Request {
+    /// The wire form (`fibon.agent/v1`). It never reveals the quadrant or the fault.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "protocol": "fibon.agent/v1",
+            "run_id": self.run_id,
+            "skill": self.skill,
+            "input": self.input,
+            "tools": {"http_url": self.tools_url, "mcp_url": self.mcp_url},
+        })
+    }
+}
+
+/// A citation the agent reports.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Citation {
+    /// The URL.
+    pub url: String,
+    /// The quoted text, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quote: Option<String>,
+}
+
+/// A call the agent says it made.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SelfReportedCall {
+    /// The tool.
+    pub tool: String,
+    /// The arguments.
+    pub arguments: Value,
+}
+
+/// The agent's response, read tolerantly: every field but `output` is optional.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Response {
+    /// The answer: text or any JSON value.
+    pub output: Value,
+    /// `ok` or `error`, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
+    /// `error.code`, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_code: Option<String>,
+    /// `error.message`, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_message: Option<String>,
+    /// The degraded marker.
+    pub degraded: bool,
+    /// Reported citations.
+    pub citations: Vec<Citation>,
+    /// The self-reported trace.
+    pub trace: Vec<SelfReportedCall>,
+}
+
+impl Response {
+    /// Reads a response body: a protocol JSON object, any other JSON value (the output),
+    /// or text (the output). Invalid UTF-8 is read lossily.
+    pub fn parse(body: &[u8]) -> Response {
+        let text = String::from_utf8_lossy(body);
+        let trimmed = text.trim();
+        let plain = |output: Value| Response {
+            output,
+            status: None,
+            error_code: None,
+            error_message: None,
+            degraded: false,
+            citations: Vec::new(),
+            trace: Vec::new(),
+        };
+        let Ok(value) = serde_json::from_str::<Value>(trimmed) else {
+            return plain(Value::String(text.into_owned()));
+        };
+        let Value::Object(map) = &value else {
+            return plain(value);
+        };
+        const KEYS: [&str; 6] = [
+            "output",
+            "status",
+            "error",
+            "degraded",
+            "citations",
+            "trace",
+        ];
+        if !map.keys().any(|k| KEYS.contains(&k.as_str())) {
+            return plain(value);
+        }
+        let (error_code, error_message) = match map.get("error") {
+            Some(Value::Object(e)) => (
+                e.get("code")
+                    .map(|c| c.as_str().map_or_else(|| c.to_string(), String::from)),
+                e.get("message").and_then(Value::as_str).map(String::from),
+            ),
+            Some(Value::String(s)) => (None, Some(s.clone())),
+            _ => (None, None),
+        };
+        Response {
+            output: map.get("output").cloned().unwrap_or(Value::Null),
+            status: map.get("status").and_then(Value::as_str).map(String::from),
+            error_code,
+            error_message,
+            degraded: map
+                .get("degraded")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            citations: map
+                .get("citations")
+                .and_then(Value::as_array)
+                .map(|cs| {
+                    cs.iter()
+                        .filter_map(|c| match c {
+                            Value::String(u) => Some(Citation {
+                                url: u.clone(),
+                                quote: None,
+                            }),
+                            Value::Object(o) => Some(Citation {
+                                url: o.get("url")?.as_str()?.to_string(),
+                                quote: o.get("quote").and_then(Value::as_str).map(String::from),
+                            }),
+                            _ => None,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+            trace: map
+                .get("trace")
+                .and_then(Value::as_array)
+                .map(|ts| {
+                    ts.iter()
+                        .filter_map(|t| {
+                            Some(SelfReportedCall {
+                                tool: t.get("tool")?.as_str()?.to_string(),
+                                arguments: t.get("arguments").cloned().unwrap_or(Value::Null),
+                            })
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The answer as text (JSON outputs serialized).
+    pub fn output_text(&self) -> String {
+        match &self.output {
+            Value::String(s) => s.clone(),
+            Value::Null => String::new(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// What invoking the agent produced.
+#[derive(Debug, Clone)]
+pub enum Invocation {
+    /// It answered (possibly with an error status).
+    Responded {
+        /// The response.
+        response: Response,
+        /// The process exit code or HTTP status.
+        code: Option<i32>,
+        /// The last of its stderr (command targets).
+        stderr: String,
+        /// Whether stdout or the body was cut at the cap.
+        truncated: bool,
+    },
+    /// It crashed or failed with no usable answer: a non-zero exit or an HTTP 5xx with no
+    /// usable body.
+    HardInterrupt {
+        /// What happened.
+        reason: String,
+        /// The last of its stderr.
+        stderr: String,
+    },
+    /// It did not answer within the timeout (and was killed).
+    TimedOut {
+        /// The timeout.
+        after: Duration,
+        /// The last of its stderr.
+        stderr: String,
+    },
+    /// The verifier could not invoke it at all (not startable, not reachable): the cell
+    /// cannot be evaluated.
+    Failed {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Limits for invoking a target.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Bytes of stdout (or HTTP body) kept.
+    pub output_cap: usize,
+    /// Bytes of stderr kept (the tail).
+    pub stderr_cap: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            output_cap: 1024 * 1024,
+            stderr_cap: 16 * 1024,
+        }
+    }
+}
+
+/// Invokes a target with a request.
+pub async fn invoke(target: &Target, request: &Request, limits: Limits) -> Invocation {
+    match target {
+        Target::Command {
+            command,
+            env,
+            cwd,
+            timeout,
+        } => command::invoke(command, env, cwd.as_deref(), *timeout, request, limits).await,
+        Target::Http {
+            url,
+            headers,
+            timeout,
+        } => http::invoke(url, headers, *timeout, request, limits).await,
+        Target::Openai { .. } | Target::Replay { .. } => Invocation::Failed {
+            reason: "this target kind is not supported by `run` yet".into(),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_responses_tolerantly() {
+        let r = Response::parse(br#"{"output": "hi", "status": "error", "error": {"code": "TOOL_NOT_FOUND", "message": "m"}, "degraded": true, "citations": [{"url": "https://a"}, "https://b"], "trace": [{"tool": "t", "arguments": {"x": 1}}]}"#);
+        assert_eq!(r.status.as_deref(), Some("error"));
+        assert_eq!(r.error_code.as_deref(), Some("TOOL_NOT_FOUND"));
+        assert!(r.degraded);
+        assert_eq!(r.citations.len(), 2);
+        assert_eq!(r.trace[0].tool, "t");
+        assert_eq!(
+            Response::parse(b"plain answer\n").output,
+            Value::String("plain answer\n".into())
+        );
+        assert_eq!(Response::parse(b"[1, 2]").output, json!([1, 2]));
+        assert_eq!(
+            Response::parse(br#"{"results": []}"#).output,
+            json!({"results": []}),
+            "an object without protocol keys is the output"
+        );
+        assert_eq!(
+            Response::parse(b"\xff\xfeok").output_text(),
+            "\u{fffd}\u{fffd}ok"
+        );
+        assert_eq!(Response::parse(b"").output_text(), "");
+    }
+}
