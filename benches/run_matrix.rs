@@ -15,7 +15,11 @@ use std::time::{Duration, Instant};
 fn project(dir: &Path, scenarios: usize, target: &str) {
     std::fs::create_dir_all(dir.join("contracts")).unwrap();
     std::fs::create_dir_all(dir.join("scenarios")).unwrap();
-    std::fs::write(dir.join("fibon.yaml"), format!("target:\n{target}\nmatrix: {{timeout_fault_delay: 10ms}}\nreport: {{dir: out}}\n")).unwrap();
+    std::fs::write(
+        dir.join("fibon.yaml"),
+        format!("target:\n{target}\nmatrix: {{timeout_fault_delay: 10ms}}\nreport: {{dir: out}}\n"),
+    )
+    .unwrap();
     std::fs::write(dir.join("contracts/c.yaml"), "skill: s\nmust_call_tools: [t]\nfailure_semantics: {TOOL_NOT_FOUND: explicit, EMPTY_RESULT: explicit, PERMISSION_DENIED: explicit}\n").unwrap();
     for i in 0..scenarios {
         let complexity = if i % 2 == 0 { "simple" } else { "complex" };
@@ -38,13 +42,31 @@ fn measure(dir: &Path, jobs: u32) -> Measured {
     let exe = env!("CARGO_BIN_EXE_fibon-verify");
     let before = children_usage();
     let t = Instant::now();
-    let out = Command::new("/usr/bin/time").args(["-f", "%M"]).arg(exe).args(["run", "--jobs", &jobs.to_string()]).current_dir(dir).env("CI", "true").output().unwrap();
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "%M"])
+        .arg(exe)
+        .args(["run", "--jobs", &jobs.to_string()])
+        .current_dir(dir)
+        .env("CI", "true")
+        .output()
+        .unwrap();
     let wall = t.elapsed();
     let after = children_usage();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let rss_kb: f64 = stderr.lines().last().and_then(|l| l.trim().parse().ok()).unwrap_or(f64::NAN);
-    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("out/report.json")).unwrap()).unwrap();
-    Measured { wall, cpu: after.saturating_sub(before), rss_mb: rss_kb / 1024.0, cells: report["summary"]["cells"].as_u64().unwrap() }
+    let rss_kb: f64 = stderr
+        .lines()
+        .last()
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap_or(f64::NAN);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("out/report.json")).unwrap())
+            .unwrap();
+    Measured {
+        wall,
+        cpu: after.saturating_sub(before),
+        rss_mb: rss_kb / 1024.0,
+        cells: report["summary"]["cells"].as_u64().unwrap(),
+    }
 }
 
 /// CPU (user + system) of finished children, from /proc/self/stat (cutime + cstime).
@@ -52,13 +74,21 @@ fn children_usage() -> Duration {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
     let after = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
     let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
     // After the `)`: state is field 0, so cutime is 13 and cstime 14.
     Duration::from_millis((ticks(13) + ticks(14)) * 10)
 }
 
 fn main() {
-    assert!(Path::new("/usr/bin/time").exists(), "needs GNU time (Debian package `time`)");
+    assert!(
+        Path::new("/usr/bin/time").exists(),
+        "needs GNU time (Debian package `time`)"
+    );
     let rt = tokio::runtime::Runtime::new().unwrap();
     let http_agent = rt.block_on(async {
         let app = axum::Router::new().route(
@@ -89,7 +119,11 @@ fn main() {
     let ideal = Duration::from_millis(http_run.cells * 100 / 50);
     println!("| run | cells | jobs | wall | verifier CPU (+ agents) | CPU per cell | peak RSS |");
     println!("|---|---|---|---|---|---|---|");
-    for (name, m, jobs) in [("no-op command agent (`true`)", &noop_run, 8), ("HTTP agent, 100 ms each", &http_run, 50), ("no-op command agent (`true`)", &big, 8)] {
+    for (name, m, jobs) in [
+        ("no-op command agent (`true`)", &noop_run, 8),
+        ("HTTP agent, 100 ms each", &http_run, 50),
+        ("no-op command agent (`true`)", &big, 8),
+    ] {
         println!(
             "| {name} | {} | {jobs} | {:.2} s | {:.2} s | {:.2} ms | {:.1} MB |",
             m.cells,
