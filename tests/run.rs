@@ -507,3 +507,181 @@ fn ctrl_c_writes_a_partial_report_and_exits_130() {
     assert_eq!(report["interrupted"], true);
     assert_eq!(report["exit_code"], exit_code::INTERRUPTED);
 }
+
+/// A python agent: calls `lookup`; on success prints `ok` (with `{text}` replaced by the
+/// tool's text); on failure prints `fail` — both as the `output` of a JSON response.
+fn prose_agent(ok: &str, fail: &str, extra: &str) -> String {
+    let script = format!(
+        "import sys, json, urllib.request, urllib.error\nreq = json.load(sys.stdin)\nurl = req['tools']['http_url'] + '/lookup'\ntry:\n    body = json.loads(urllib.request.urlopen(urllib.request.Request(url, data=b'{{}}', method='POST')).read())\n    text = ''.join(p.get('text', '') for p in body['content'])\n    if not text: raise ValueError('empty')\n    out = {ok:?}.replace('{{text}}', text)\nexcept Exception:\n    out = {fail:?}\nprint(json.dumps({{'output': out{extra}}}))"
+    );
+    python(&script)
+}
+
+#[test]
+fn refusals_in_prose_pass_and_veneered_ones_are_caught() {
+    // A paraphrased refusal in Chinese under every fault: the contract's `explicit` accepts it.
+    let dir = project(
+        &prose_agent(
+            "{text}",
+            "抱歉，查询服务暂时无法访问，我没办法给出可靠的回答。",
+            "",
+        ),
+        "TOOL_NOT_FOUND, EMPTY_RESULT",
+    );
+    std::fs::write(
+        dir.path().join("contracts/lookup.yaml"),
+        "skill: lookup\nmust_call_tools: [lookup]\n",
+    )
+    .unwrap();
+    let (code, report, stderr) = run_json(dir.path(), &[]);
+    assert_eq!(code, exit_code::SUCCESS, "{stderr}\n{report:#}");
+    assert_eq!(report["cells"][1]["behavior"], "refused");
+
+    // The same refusal, then a number from memory: not a clean refusal.
+    let dir = project(
+        &prose_agent(
+            "{text}",
+            "I can't reach the lookup service right now. From memory, though, the answer is 41.5%.",
+            "",
+        ),
+        "EMPTY_RESULT",
+    );
+    std::fs::write(
+        dir.path().join("contracts/lookup.yaml"),
+        "skill: lookup\nmust_call_tools: [lookup]\n",
+    )
+    .unwrap();
+    let (code, report, _) = run_json(dir.path(), &[]);
+    assert_eq!(code, exit_code::SILENT_DEGRADATION, "{report:#}");
+    let cell = &report["cells"][1];
+    assert_eq!(cell["behavior"], "refused");
+    assert_eq!(cell["findings"][0]["check"], "silent_degradation");
+    assert!(
+        cell["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("41.5%"),
+        "{cell:#}"
+    );
+}
+
+#[test]
+fn the_citation_tracer_and_forged_citations() {
+    // strict_citation_required: a number no tool returned is flagged, even with the tools up.
+    let dir = project(
+        &prose_agent(
+            "{text}, up from 38 in 2025-01-01",
+            "unavailable",
+            ", 'citations': [{'url': 'https://docs.example.com/never-fetched'}]",
+        ),
+        "",
+    );
+    std::fs::write(
+        dir.path().join("contracts/lookup.yaml"),
+        "skill: lookup\nmust_call_tools: [lookup]\nstrict_citation_required: true\n",
+    )
+    .unwrap();
+    let (code, report, _) = run_json(dir.path(), &[]);
+    assert_eq!(code, exit_code::CONTRACT_VIOLATION);
+    let checks: Vec<(String, String)> = report["cells"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["check"].as_str().unwrap().to_string(),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        checks
+            .iter()
+            .any(|(c, m)| c == "citation_unsupported" && m.contains("2025-01-01")),
+        "{checks:?}"
+    );
+    assert!(
+        checks
+            .iter()
+            .any(|(c, m)| c == "citation_forged_url" && m.contains("never-fetched")),
+        "{checks:?}"
+    );
+}
+
+#[test]
+fn the_refusal_lexicon_can_be_extended_from_fibon_yaml() {
+    let dir = project(
+        &prose_agent("{text}", "Computer says no.", ""),
+        "EMPTY_RESULT",
+    );
+    std::fs::write(
+        dir.path().join("contracts/lookup.yaml"),
+        "skill: lookup\nmust_call_tools: [lookup]\n",
+    )
+    .unwrap();
+    let (code, _, _) = run_json(dir.path(), &[]);
+    assert_eq!(
+        code,
+        exit_code::SILENT_DEGRADATION,
+        "unknown phrasing is not a refusal"
+    );
+    let config = std::fs::read_to_string(dir.path().join("fibon.yaml")).unwrap();
+    std::fs::write(
+        dir.path().join("fibon.yaml"),
+        format!("{config}checks: {{refusal_lexicon: lexicon.yaml}}\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("lexicon.yaml"),
+        "failure: [\"computer says no\"]\n",
+    )
+    .unwrap();
+    let (code, report, stderr) = run_json(dir.path(), &[]);
+    assert_eq!(code, exit_code::SUCCESS, "{stderr}");
+    assert_eq!(report["cells"][1]["behavior"], "refused");
+    std::fs::write(dir.path().join("lexicon.yaml"), "failures: []\n").unwrap();
+    let out = fibon(dir.path()).arg("check").output().unwrap();
+    assert_eq!(
+        code_of(&out),
+        exit_code::INVALID_INPUT,
+        "a broken lexicon is a config error"
+    );
+}
+
+#[test]
+fn silent_degradation_carries_dual_track_evidence() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, report, _) = run_json(
+        &root(),
+        &[
+            "--config",
+            "fibon.naive.yaml",
+            "--scenario",
+            "search-docs-simple",
+            "--report-dir",
+            dir.path().to_str().unwrap(),
+        ],
+    );
+    let cell = report["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["fault"] == "TOOL_NOT_FOUND")
+        .unwrap();
+    let dual = &cell["findings"][0]["evidence"]["dual_track"];
+    assert_eq!(
+        dual["absent_from_available_quadrant"],
+        json!(["1000 requests per minute"]),
+        "{cell:#}"
+    );
+    assert_eq!(
+        dual["contradicts_scenario_facts"],
+        json!(["1000 requests per minute"])
+    );
+    assert!(
+        dual["available_answer_excerpt"]
+            .as_str()
+            .unwrap()
+            .contains("600 requests per minute")
+    );
+}

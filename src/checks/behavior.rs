@@ -1,21 +1,23 @@
-//! What the system did, from structured signals: the exit status and timeout, `status`
-//! and `error.code`, the `degraded` marker, and the contract's `message_template`. A
-//! refusal in free prose is the detectors' job (next to this file).
+//! What the system did, from structured signals — the exit status and timeout, `status`
+//! and `error.code`, the `degraded` marker — and from its words: the contract's
+//! `message_template` or a refusal in prose ([`super::refusal`]). An answer that mentions
+//! a problem but states facts the tools supported is still an answer.
 
-use crate::contract::Contract;
+use super::CellInput;
+use super::citations;
+use super::refusal;
 use crate::report::Behavior;
 use crate::target::Invocation;
 
-use super::text;
-
 /// Classifies one invocation. `injected`: a fault was injected, so an unmarked answer is
 /// `silent`.
-pub fn classify(invocation: &Invocation, contract: &Contract, injected: bool) -> Behavior {
-    match invocation {
+pub fn classify(input: &CellInput<'_>, injected: bool) -> Behavior {
+    match input.invocation {
         Invocation::Failed { .. } => Behavior::NotRun,
         Invocation::TimedOut { .. } => Behavior::Timeout,
         Invocation::HardInterrupt { .. } => Behavior::HardInterrupt,
         Invocation::Responded { response, .. } => {
+            let answer = citations::output_text(&response.output);
             if response
                 .status
                 .as_deref()
@@ -24,11 +26,13 @@ pub fn classify(invocation: &Invocation, contract: &Contract, injected: bool) ->
                 Behavior::ExplicitFailure
             } else if response.degraded {
                 Behavior::DegradedMarked
-            } else if contract
-                .degradation
-                .message_template
-                .as_deref()
-                .is_some_and(|t| text::contains(&response.output_text(), t))
+            } else if refusal::classify(
+                &answer,
+                input.contract.degradation.message_template.as_deref(),
+                &input.tool_evidence(),
+                &input.scenario.input,
+                input.lexicon,
+            ) != refusal::RefusalKind::None
             {
                 Behavior::Refused
             } else if injected {

@@ -89,8 +89,18 @@ pub(crate) fn check_fault(input: &CellInput<'_>, behavior: Behavior, out: &mut V
             _ => Vec::new(),
         };
         let unfetched: Vec<&String> = cited.iter().filter(|u| !fetched.contains(u)).collect();
+        let facts =
+            super::citations::extract(&super::citations::output_text(match input.invocation {
+                Invocation::Responded { response, .. } => &response.output,
+                _ => &serde_json::Value::Null,
+            }));
+        let unsupported: Vec<String> = super::citations::unsupported(&facts, &input.evidence())
+            .into_iter()
+            .map(|f| f.text)
+            .collect();
         let evidence = json!({
             "fault": fault.as_str(),
+            "unsupported_facts": unsupported,
             "removed_tools": input.removed,
             "answer_excerpt": answer.chars().take(300).collect::<String>(),
             "forbidden_facts": forbidden,

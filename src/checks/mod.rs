@@ -4,9 +4,13 @@
 //! refusals, the citation tracer, comparing Q3/Q4 answers with Q1/Q2) plug in beside them.
 
 mod behavior;
+pub mod citations;
+pub mod dual_track;
 mod facts;
 mod failure;
+mod grounding;
 mod output;
+pub mod refusal;
 mod text;
 mod trace_rules;
 
@@ -33,6 +37,42 @@ pub struct CellInput<'a> {
     pub invocation: &'a Invocation,
     /// The gateway's trace.
     pub trace: &'a [TraceEvent],
+    /// The refusal lexicon.
+    pub lexicon: &'a refusal::Lexicon,
+}
+
+impl CellInput<'_> {
+    /// The text of every tool result the gateway served in this cell.
+    pub fn tool_evidence(&self) -> String {
+        let parts: Vec<&str> = self
+            .trace
+            .iter()
+            .filter(|e| e.op == "call" && matches!(e.status, Status::Ok | Status::ToolError))
+            .map(|e| e.result_text.as_str())
+            .collect();
+        parts.join("\n")
+    }
+
+    /// The cell's evidence: the tool results, and the input.
+    pub fn evidence(&self) -> String {
+        format!("{}\n{}", self.tool_evidence(), self.scenario.input)
+    }
+
+    /// URLs that a successful call carried (fetched).
+    pub fn fetched_urls(&self) -> Vec<String> {
+        let mut urls = Vec::new();
+        for e in self
+            .trace
+            .iter()
+            .filter(|e| e.op == "call" && e.status == Status::Ok && !e.result_text.is_empty())
+        {
+            trace_rules::collect_urls(
+                e.arguments.as_ref().unwrap_or(&serde_json::Value::Null),
+                &mut urls,
+            );
+        }
+        urls
+    }
 }
 
 /// The outcome of a cell's checks.
@@ -77,17 +117,18 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
         }
     }
     if !findings.is_empty() {
-        let behavior = classify(input.invocation, input.contract, injected);
+        let behavior = classify(input, injected);
         return CellOutcome {
             behavior,
             verdict: Verdict::Error,
             findings,
         };
     }
-    let behavior = classify(input.invocation, input.contract, injected);
+    let behavior = classify(input, injected);
     if let Invocation::Responded { response, .. } = input.invocation {
         trace_rules::check(input, response, behavior, &mut findings);
         facts::check(input, response, behavior, &mut findings);
+        grounding::check(input, response, behavior, injected, &mut findings);
         if !injected {
             output::check(input, response, behavior, &mut findings);
         }

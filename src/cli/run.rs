@@ -114,7 +114,18 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
     };
     let cells = matrix::plan(&project, &filters, args.shard);
     let report_dir = args.report_dir.unwrap_or_else(|| config.report_dir.clone());
+    let lexicon = match &config.refusal_lexicon {
+        Some(path) => match crate::checks::refusal::Lexicon::extended(path) {
+            Ok(l) => std::sync::Arc::new(l),
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Ok(exit_code::INVALID_INPUT);
+            }
+        },
+        None => crate::checks::refusal::Lexicon::builtin(),
+    };
     let options = RunOptions {
+        lexicon,
         jobs: args.jobs.unwrap_or(config.matrix.jobs) as usize,
         repeat: args.repeat.unwrap_or(config.matrix.repeat),
         limits: Limits::default(),

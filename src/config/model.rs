@@ -51,6 +51,8 @@ pub struct Config {
     pub matrix: Matrix,
     /// The report directory, resolved.
     pub report_dir: PathBuf,
+    /// A refusal lexicon extending the built-in one, resolved.
+    pub refusal_lexicon: Option<PathBuf>,
 }
 
 /// The system under test.

@@ -30,6 +30,17 @@ pub struct RawConfig {
     pub matrix: Option<RawMatrix>,
     /// Where reports go.
     pub report: Option<RawReport>,
+    /// Settings of the checks.
+    pub checks: Option<RawChecks>,
+}
+
+/// Settings of the checks.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawChecks {
+    /// A YAML file of refusal phrases added to the built-in lexicon (keys `inability`,
+    /// `self`, `reason`, `answer`, `failure`), relative to this file.
+    pub refusal_lexicon: Option<String>,
 }
 
 /// The system under test. Which keys apply depends on `kind`.

@@ -158,7 +158,21 @@ pub fn validate(doc: &Document, raw: RawConfig, diags: &mut Vec<Diagnostic>) -> 
             .and_then(|r| r.dir)
             .unwrap_or_else(|| "target/fibon".into()),
     );
+    let refusal_lexicon = raw.checks.and_then(|c| c.refusal_lexicon).and_then(|rel| {
+        let path = dir.join(&rel);
+        match crate::checks::refusal::Lexicon::extended(&path) {
+            Ok(_) => Some(path),
+            Err(why) => {
+                diags.push(
+                    doc.error("refusal_lexicon", "/checks/refusal_lexicon", Anchor::Value, format!("cannot use the refusal lexicon `{rel}`: {why}"), "not a usable lexicon")
+                        .with_help("give a YAML file with lists under `inability`, `self`, `reason`, `answer` or `failure`, relative to the config"),
+                );
+                None
+            }
+        }
+    });
     Config {
+        refusal_lexicon,
         path: Some(doc.file.path.clone()),
         contracts,
         scenarios,

@@ -25,6 +25,8 @@ pub struct RunOptions {
     pub repeat: u32,
     /// Output caps.
     pub limits: Limits,
+    /// The refusal lexicon (built-in, or extended from fibon.yaml).
+    pub lexicon: std::sync::Arc<crate::checks::refusal::Lexicon>,
 }
 
 /// Runs the cells; returns their reports in plan order and whether the run was cancelled
@@ -62,7 +64,9 @@ pub async fn run_cells(
             }
         }
     }
-    (results.into_iter().flatten().collect(), interrupted)
+    let mut reports: Vec<CellReport> = results.into_iter().flatten().collect();
+    crate::checks::dual_track::attach(&mut reports, &project.scenarios);
+    (reports, interrupted)
 }
 
 async fn run_cell(
@@ -103,6 +107,7 @@ async fn run_cell(
             removed: &cell.removed_tools,
             invocation: &invocation,
             trace: &trace,
+            lexicon: &options.lexicon,
         });
         let (output, stderr, self_reported, citations) = match &invocation {
             Invocation::Responded {

@@ -1,0 +1,232 @@
+//! Refusal detection without a model: the contract's `message_template` (a normalized,
+//! fuzzy match) and a refusal lexicon in Chinese and English that recognizes paraphrases.
+//! The lexicon is a data file (`refusal_lexicon.yaml`); users extend it from fibon.yaml.
+
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+
+use serde::Deserialize;
+
+use super::text::normalize;
+
+/// The phrase lists (see `refusal_lexicon.yaml` for what each means).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lexicon {
+    /// "cannot", "无法".
+    #[serde(default)]
+    pub inability: Vec<String>,
+    /// First-person and apology markers.
+    #[serde(default, rename = "self")]
+    pub self_: Vec<String>,
+    /// Why: unavailable, denied, timed out.
+    #[serde(default)]
+    pub reason: Vec<String>,
+    /// About answering: reliable, answer, 回答.
+    #[serde(default)]
+    pub answer: Vec<String>,
+    /// Statements that a tool or service failed.
+    #[serde(default)]
+    pub failure: Vec<String>,
+}
+
+impl Lexicon {
+    /// The built-in lexicon.
+    pub fn builtin() -> Arc<Lexicon> {
+        static L: OnceLock<Arc<Lexicon>> = OnceLock::new();
+        Arc::clone(L.get_or_init(|| {
+            let mut l: Lexicon = serde_yaml::from_str(include_str!("refusal_lexicon.yaml"))
+                .expect("the built-in lexicon parses");
+            l.normalize();
+            Arc::new(l)
+        }))
+    }
+
+    /// The built-in lexicon extended with a user's file.
+    pub fn extended(path: &Path) -> Result<Lexicon, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let mut extra: Lexicon =
+            serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        extra.normalize();
+        let mut l = (*Lexicon::builtin()).clone();
+        l.inability.extend(extra.inability);
+        l.self_.extend(extra.self_);
+        l.reason.extend(extra.reason);
+        l.answer.extend(extra.answer);
+        l.failure.extend(extra.failure);
+        Ok(l)
+    }
+
+    fn normalize(&mut self) {
+        for list in [
+            &mut self.inability,
+            &mut self.self_,
+            &mut self.reason,
+            &mut self.answer,
+            &mut self.failure,
+        ] {
+            for p in list.iter_mut() {
+                // `i ` and `we ` keep a trailing marker so "i" does not match inside words.
+                let trailing_space = p.ends_with(' ');
+                *p = normalize(p);
+                if trailing_space {
+                    p.push('\u{1}');
+                }
+            }
+        }
+    }
+}
+
+/// What kind of answer a text is, as far as refusing goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefusalKind {
+    /// Not a refusal (an answer, possibly mentioning a problem but grounded in evidence).
+    None,
+    /// A refusal that gives a reason and asserts nothing unsupported.
+    Clean,
+    /// A refusal that still asserts facts the evidence does not support.
+    Veneered,
+}
+
+/// Classifies an answer: a refusal (by the template or the lexicon) with no grounded
+/// facts is `Clean`, or `Veneered` when it asserts unsupported ones; an answer with facts
+/// that the tool evidence (not merely the input) supports is not a refusal, whatever
+/// problem it mentions.
+pub fn classify(
+    answer: &str,
+    template: Option<&str>,
+    tool_evidence: &str,
+    input: &str,
+    lexicon: &Lexicon,
+) -> RefusalKind {
+    if !is_refusal(answer, template, lexicon) {
+        return RefusalKind::None;
+    }
+    let facts = super::citations::extract(answer);
+    let unsupported = super::citations::unsupported(&facts, &format!("{tool_evidence}\n{input}"));
+    let from_input: Vec<_> = super::citations::unsupported(&facts, input);
+    // Grounded: a fact the tools gave (supported now, and not by the input alone).
+    let grounded = facts
+        .iter()
+        .any(|f| !unsupported.contains(f) && from_input.contains(f));
+    match (grounded, unsupported.is_empty()) {
+        (true, _) => RefusalKind::None,
+        (false, true) => RefusalKind::Clean,
+        (false, false) => RefusalKind::Veneered,
+    }
+}
+
+/// Whether a text is, or contains, a refusal: the template matched, or a sentence of it
+/// is a refusal by the lexicon.
+pub fn is_refusal(text: &str, template: Option<&str>, lexicon: &Lexicon) -> bool {
+    if let Some(t) = template
+        && template_matches(text, t)
+    {
+        return true;
+    }
+    sentences(text).iter().any(|s| sentence_refuses(s, lexicon))
+}
+
+fn sentence_refuses(sentence: &str, l: &Lexicon) -> bool {
+    // Word starts for `i ` / `we `: mark spaces before normalizing them away.
+    let marked: String = format!(" {} ", sentence.to_lowercase()).replace(' ', "\u{1}");
+    let n = normalize(&marked.replace('\u{1}', " ")).replace(' ', "");
+    let spaced = normalize_keep_marks(&marked);
+    let has = |list: &[String]| {
+        list.iter().any(|p| {
+            if p.ends_with('\u{1}') {
+                spaced.contains(&format!("\u{1}{p}"))
+            } else {
+                n.contains(p.as_str())
+            }
+        })
+    };
+    if has(&l.failure) {
+        return true;
+    }
+    has(&l.inability) && has(&l.self_) && (has(&l.reason) || has(&l.answer))
+}
+
+/// Normalized, keeping the word-boundary marks.
+fn normalize_keep_marks(s: &str) -> String {
+    s.split('\u{1}')
+        .map(normalize)
+        .collect::<Vec<_>>()
+        .join("\u{1}")
+}
+
+fn sentences(text: &str) -> Vec<&str> {
+    text.split_inclusive(['.', '!', '?', '。', '！', '？', ';', '；', '\n'])
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// The template in the text: verbatim after normalization, or most of its character
+/// bigrams present (a paraphrase that keeps its words).
+fn template_matches(text: &str, template: &str) -> bool {
+    let (t, a) = (normalize(template), normalize(text));
+    if t.is_empty() {
+        return false;
+    }
+    if a.contains(&t) {
+        return true;
+    }
+    let bigrams = |s: &str| -> Vec<(char, char)> {
+        let cs: Vec<char> = s.chars().collect();
+        cs.windows(2).map(|w| (w[0], w[1])).collect()
+    };
+    let tb = bigrams(&t);
+    let ab: std::collections::HashSet<(char, char)> = bigrams(&a).into_iter().collect();
+    if tb.len() < 4 {
+        return false;
+    }
+    let hit = tb.iter().filter(|b| ab.contains(b)).count();
+    hit as f64 / tb.len() as f64 >= 0.7
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refuses(s: &str) -> bool {
+        is_refusal(s, None, &Lexicon::builtin())
+    }
+
+    #[test]
+    fn recognizes_refusals_in_both_languages() {
+        assert!(refuses(
+            "I couldn't reach the documentation service, so I can't give you a reliable answer."
+        ));
+        assert!(refuses(
+            "抱歉，文档服务暂时无法访问，我没办法给出可靠的回答。"
+        ));
+        assert!(refuses("工具不可用。"));
+        assert!(refuses(
+            "Sorry — the search tool timed out. Please try again later."
+        ));
+        assert!(!refuses(
+            "The API cannot be called more than the limit allows; see the docs."
+        ));
+        assert!(!refuses(
+            "Each API key may send up to 600 requests per minute."
+        ));
+        assert!(!refuses("这个模型的上下文窗口是 200K tokens。"));
+    }
+
+    #[test]
+    fn the_template_matches_verbatim_or_nearly() {
+        let t = "检索工具当前不可用，无法给出有依据的回答。";
+        assert!(template_matches(
+            "检索工具当前不可用, 无法给出有依据的回答",
+            t
+        ));
+        assert!(template_matches(
+            "很抱歉：检索工具当前不可用，所以无法给出有依据的回答。",
+            t
+        ));
+        assert!(!template_matches("最新模型是 claude-sonnet-4-6。", t));
+    }
+}

@@ -1,0 +1,187 @@
+//! The detectors against a labelled corpus (`tests/fixtures/answers/`, one answer per
+//! file): refusals (clean, veneered, none), the citation tracer's unsupported facts, and
+//! forged citations. Prints each detector's precision and recall, and fails below 0.95.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use fibon_verify::checks::citations;
+use fibon_verify::checks::refusal::{self, Lexicon, RefusalKind};
+use serde::Deserialize;
+
+#[derive(Deserialize)]
+struct Case {
+    #[expect(dead_code, reason = "kept for people reading the corpus")]
+    lang: String,
+    input: String,
+    message_template: String,
+    evidence: String,
+    fetched_urls: Vec<String>,
+    citations: Vec<String>,
+    answer: String,
+    expect: Expect,
+}
+
+#[derive(Deserialize)]
+struct Expect {
+    refusal: String,
+    unsupported_facts: Vec<String>,
+    forged_urls: Vec<String>,
+}
+
+#[derive(Default)]
+struct Score {
+    tp: usize,
+    fp: usize,
+    fn_: usize,
+    misses: Vec<String>,
+}
+
+impl Score {
+    fn add(&mut self, case: &str, predicted: &BTreeSet<String>, expected: &BTreeSet<String>) {
+        self.tp += predicted.intersection(expected).count();
+        let fp: Vec<_> = predicted.difference(expected).collect();
+        let fn_: Vec<_> = expected.difference(predicted).collect();
+        self.fp += fp.len();
+        self.fn_ += fn_.len();
+        if !fp.is_empty() || !fn_.is_empty() {
+            self.misses
+                .push(format!("{case}: false {fp:?}, missed {fn_:?}"));
+        }
+    }
+
+    fn precision(&self) -> f64 {
+        if self.tp + self.fp == 0 {
+            1.0
+        } else {
+            self.tp as f64 / (self.tp + self.fp) as f64
+        }
+    }
+
+    fn recall(&self) -> f64 {
+        if self.tp + self.fn_ == 0 {
+            1.0
+        } else {
+            self.tp as f64 / (self.tp + self.fn_) as f64
+        }
+    }
+}
+
+/// Scores every detector on one corpus folder; returns the table rows and the failures
+/// below `floor`.
+fn score(folder: &str, floor: f64) -> (Vec<String>, Vec<String>) {
+    let dir = common::root().join(folder);
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    files.sort();
+
+    let lexicon = Lexicon::builtin();
+    let (mut refusals, mut veneers, mut tracer, mut forged) = (
+        Score::default(),
+        Score::default(),
+        Score::default(),
+        Score::default(),
+    );
+    for path in &files {
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let case: Case = serde_yaml::from_str(&std::fs::read_to_string(path).unwrap())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let evidence = format!("{}\n{}", case.evidence, case.input);
+        let template = Some(case.message_template.as_str()).filter(|t| !t.is_empty());
+        let kind = refusal::classify(
+            &case.answer,
+            template,
+            &case.evidence,
+            &case.input,
+            &lexicon,
+        );
+        let one = |b: bool| {
+            if b {
+                BTreeSet::from([name.clone()])
+            } else {
+                BTreeSet::new()
+            }
+        };
+        refusals.add(
+            &name,
+            &one(kind != RefusalKind::None),
+            &one(case.expect.refusal != "none"),
+        );
+        veneers.add(
+            &name,
+            &one(kind == RefusalKind::Veneered),
+            &one(case.expect.refusal == "veneered"),
+        );
+        let facts = citations::extract(&case.answer);
+        let unsupported: BTreeSet<String> = citations::unsupported(&facts, &evidence)
+            .into_iter()
+            .map(|f| f.text)
+            .collect();
+        tracer.add(
+            &name,
+            &unsupported,
+            &case.expect.unsupported_facts.iter().cloned().collect(),
+        );
+        let predicted: BTreeSet<String> = citations::forged_urls(
+            &case.answer,
+            &case.citations,
+            &case.fetched_urls,
+            &case.evidence,
+        )
+        .into_iter()
+        .collect();
+        forged.add(
+            &name,
+            &predicted,
+            &case.expect.forged_urls.iter().cloned().collect(),
+        );
+    }
+    let mut rows = Vec::new();
+    let mut failed = Vec::new();
+    for (name, s) in [
+        ("refusal (clean or veneered)", &refusals),
+        ("veneered refusal", &veneers),
+        ("citation tracer (unsupported facts)", &tracer),
+        ("forged citations", &forged),
+    ] {
+        rows.push(format!(
+            "| {folder} | {name} | {:.3} | {:.3} | {} |",
+            s.precision(),
+            s.recall(),
+            files.len()
+        ));
+        if s.precision() < floor || s.recall() < floor {
+            failed.push(format!(
+                "{folder}: {name}: precision {:.3}, recall {:.3}\n  {}",
+                s.precision(),
+                s.recall(),
+                s.misses.join("\n  ")
+            ));
+        }
+    }
+    (rows, failed)
+}
+
+#[test]
+fn detectors_reach_95_percent_precision_and_recall_on_the_labelled_corpora() {
+    let n = |d: &str| std::fs::read_dir(common::root().join(d)).unwrap().count();
+    assert!(
+        n("tests/fixtures/answers") >= 60,
+        "the corpus keeps at least 60 answers"
+    );
+    // `answers/` is the corpus the lexicon was tuned on; `answers-heldout/` was written
+    // separately, without seeing the lexicon or the code: it measures generalization.
+    let (mut rows, mut failed) = score("tests/fixtures/answers", 0.95);
+    let (held_rows, held_failed) = score("tests/fixtures/answers-heldout", 0.95);
+    rows.extend(held_rows);
+    failed.extend(held_failed);
+    println!(
+        "| corpus | detector | precision | recall | cases |\n|---|---|---|---|---|\n{}",
+        rows.join("\n")
+    );
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
