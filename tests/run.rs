@@ -685,3 +685,90 @@ fn silent_degradation_carries_dual_track_evidence() {
             .contains("600 requests per minute")
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_refusal_judge_decides_ambiguous_answers_and_fails_closed() {
+    use wiremock::matchers::{header, method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let judge = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(header("authorization", "Bearer judge-secret"))
+        .respond_with(
+            ResponseTemplate::new(200).set_body_json(
+                json!({"choices": [{"message": {"content": "{\"refusal\": true}"}}]}),
+            ),
+        )
+        .expect(1)
+        .mount(&judge)
+        .await;
+    let dir = project(
+        &prose_agent("{text}", "Computer says no.", ""),
+        "EMPTY_RESULT",
+    );
+    std::fs::write(
+        dir.path().join("contracts/lookup.yaml"),
+        "skill: lookup\nmust_call_tools: [lookup]\n",
+    )
+    .unwrap();
+    let config = std::fs::read_to_string(dir.path().join("fibon.yaml")).unwrap();
+    let with_judge = |base: &str| {
+        format!(
+            "{config}checks:\n  refusal_judge: {{base_url: \"{base}\", model: judge-1, api_key_env: FIBON_JUDGE_KEY, timeout: 2s}}\n"
+        )
+    };
+    std::fs::write(
+        dir.path().join("fibon.yaml"),
+        with_judge(&format!("{}/v1", judge.uri())),
+    )
+    .unwrap();
+    let path = dir.path().to_path_buf();
+    let out = tokio::task::spawn_blocking(move || {
+        fibon(&path)
+            .env("FIBON_JUDGE_KEY", "judge-secret")
+            .args(["run", "--format", "json"])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(code(&out), exit_code::SUCCESS, "{report:#}");
+    assert_eq!(
+        report["cells"][1]["behavior"], "refused",
+        "the judge said so"
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("judge-secret"),
+        "the key never reaches the report"
+    );
+    judge.verify().await;
+
+    // Configured but unreachable: the cell is an error, never a quiet pass.
+    std::fs::write(
+        dir.path().join("fibon.yaml"),
+        with_judge("http://127.0.0.1:9/v1"),
+    )
+    .unwrap();
+    let path = dir.path().to_path_buf();
+    let out = tokio::task::spawn_blocking(move || {
+        fibon(&path)
+            .env("FIBON_JUDGE_KEY", "k")
+            .args(["run", "--format", "json"])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(code(&out), exit_code::UNAVAILABLE);
+    assert_eq!(report["cells"][1]["verdict"], "error");
+    assert_eq!(
+        report["cells"][1]["findings"][0]["check"],
+        "refusal_judge_unavailable"
+    );
+    assert_eq!(
+        report["cells"][0]["verdict"], "pass",
+        "cells that need no judge are unaffected"
+    );
+}

@@ -11,6 +11,7 @@ mod failure;
 mod grounding;
 mod output;
 pub mod refusal;
+pub mod refusal_judge;
 mod text;
 mod trace_rules;
 
@@ -39,6 +40,8 @@ pub struct CellInput<'a> {
     pub trace: &'a [TraceEvent],
     /// The refusal lexicon.
     pub lexicon: &'a refusal::Lexicon,
+    /// The refusal judge's answer, when it was asked (an ambiguous answer under a fault).
+    pub judged_refusal: Option<Result<bool, String>>,
 }
 
 impl CellInput<'_> {
@@ -85,6 +88,20 @@ pub struct CellOutcome {
     pub findings: Vec<Finding>,
 }
 
+/// Whether an answer is ambiguous enough to ask the refusal judge: under a fault, no
+/// failure signal, no refusal the lexicon recognizes, and no key facts asserted.
+pub fn needs_judge(input: &CellInput<'_>) -> bool {
+    let injected = input.fault.is_some_and(|f| f != FaultKind::Latency);
+    let Invocation::Responded { response, .. } = input.invocation else {
+        return false;
+    };
+    let answer = citations::output_text(&response.output);
+    injected
+        && !answer.trim().is_empty()
+        && classify(input, injected) == Behavior::Silent
+        && citations::extract(&answer).is_empty()
+}
+
 /// Runs every check of a cell.
 pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
     let mut findings = Vec::new();
@@ -98,6 +115,14 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
         };
     }
     let injected = input.fault.is_some_and(|f| f != FaultKind::Latency);
+    if let Some(Err(why)) = &input.judged_refusal {
+        findings.push(Finding::error("refusal_judge_unavailable", why.clone()));
+        return CellOutcome {
+            behavior: Behavior::NotRun,
+            verdict: Verdict::Error,
+            findings,
+        };
+    }
     for e in input.trace {
         if e.status == Status::FixtureMiss {
             findings.push(Finding::error(

@@ -126,6 +126,7 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
     };
     let options = RunOptions {
         lexicon,
+        refusal_judge: config.refusal_judge.clone(),
         jobs: args.jobs.unwrap_or(config.matrix.jobs) as usize,
         repeat: args.repeat.unwrap_or(config.matrix.repeat),
         limits: Limits::default(),

@@ -53,6 +53,21 @@ pub struct Config {
     pub report_dir: PathBuf,
     /// A refusal lexicon extending the built-in one, resolved.
     pub refusal_lexicon: Option<PathBuf>,
+    /// The model-based refusal classifier, if configured.
+    pub refusal_judge: Option<RefusalJudge>,
+}
+
+/// The model-based refusal classifier's settings.
+#[derive(Debug, Clone)]
+pub struct RefusalJudge {
+    /// API base URL.
+    pub base_url: url::Url,
+    /// Model name.
+    pub model: String,
+    /// The variable holding the API key.
+    pub api_key_env: Option<String>,
+    /// Per classification.
+    pub timeout: Duration,
 }
 
 /// The system under test.

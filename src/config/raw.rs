@@ -41,6 +41,23 @@ pub struct RawChecks {
     /// A YAML file of refusal phrases added to the built-in lexicon (keys `inability`,
     /// `self`, `reason`, `answer`, `failure`), relative to this file.
     pub refusal_lexicon: Option<String>,
+    /// An OpenAI-compatible model asked whether an ambiguous answer under a fault is a
+    /// refusal (off unless set). Unreachable, it makes the affected cells `error`.
+    pub refusal_judge: Option<RawRefusalJudge>,
+}
+
+/// The model-based refusal classifier.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawRefusalJudge {
+    /// The API base URL, such as `http://127.0.0.1:8080/v1`.
+    pub base_url: String,
+    /// The model name.
+    pub model: String,
+    /// The environment variable holding the API key (none: no Authorization header).
+    pub api_key_env: Option<String>,
+    /// How long one classification may take (default 30s).
+    pub timeout: Option<String>,
 }
 
 /// The system under test. Which keys apply depends on `kind`.

@@ -158,7 +158,24 @@ pub fn validate(doc: &Document, raw: RawConfig, diags: &mut Vec<Diagnostic>) -> 
             .and_then(|r| r.dir)
             .unwrap_or_else(|| "target/fibon".into()),
     );
-    let refusal_lexicon = raw.checks.and_then(|c| c.refusal_lexicon).and_then(|rel| {
+    let (refusal_lexicon_raw, judge_raw) = match raw.checks {
+        Some(c) => (c.refusal_lexicon, c.refusal_judge),
+        None => (None, None),
+    };
+    let refusal_judge = judge_raw.and_then(|j| {
+        let base_url = url_at(doc, "/checks/refusal_judge/base_url", &j.base_url, diags)?;
+        let timeout = match &j.timeout {
+            Some(t) => duration(doc, "/checks/refusal_judge/timeout", t, diags)?,
+            None => Duration::from_secs(30),
+        };
+        Some(RefusalJudge {
+            base_url,
+            model: j.model,
+            api_key_env: j.api_key_env,
+            timeout,
+        })
+    });
+    let refusal_lexicon = refusal_lexicon_raw.and_then(|rel| {
         let path = dir.join(&rel);
         match crate::checks::refusal::Lexicon::extended(&path) {
             Ok(_) => Some(path),
@@ -173,6 +190,7 @@ pub fn validate(doc: &Document, raw: RawConfig, diags: &mut Vec<Diagnostic>) -> 
     });
     Config {
         refusal_lexicon,
+        refusal_judge,
         path: Some(doc.file.path.clone()),
         contracts,
         scenarios,

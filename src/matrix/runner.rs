@@ -9,7 +9,7 @@ use futures_util::StreamExt;
 use serde_json::Value;
 
 use super::Cell;
-use crate::checks::{CellInput, evaluate};
+use crate::checks::{CellInput, evaluate, needs_judge};
 use crate::config::Target;
 use crate::gateway::{Fault, FaultPlan, Gateway, SessionSpec};
 use crate::project::Project;
@@ -27,6 +27,8 @@ pub struct RunOptions {
     pub limits: Limits,
     /// The refusal lexicon (built-in, or extended from fibon.yaml).
     pub lexicon: std::sync::Arc<crate::checks::refusal::Lexicon>,
+    /// The model-based refusal classifier, if configured.
+    pub refusal_judge: Option<crate::config::RefusalJudge>,
 }
 
 /// Runs the cells; returns their reports in plan order and whether the run was cancelled
@@ -100,7 +102,7 @@ async fn run_cell(
         let invocation = invoke(target, &request, options.limits).await;
         let trace = session.trace();
         drop(session);
-        let outcome = evaluate(&CellInput {
+        let mut input = CellInput {
             contract,
             scenario,
             fault: cell.fault,
@@ -108,7 +110,17 @@ async fn run_cell(
             invocation: &invocation,
             trace: &trace,
             lexicon: &options.lexicon,
-        });
+            judged_refusal: None,
+        };
+        if let (Some(judge), Invocation::Responded { response, .. }) =
+            (&options.refusal_judge, &invocation)
+            && needs_judge(&input)
+        {
+            let answer = crate::checks::citations::output_text(&response.output);
+            input.judged_refusal =
+                Some(crate::checks::refusal_judge::ask(judge, &scenario.input, &answer).await);
+        }
+        let outcome = evaluate(&input);
         let (output, stderr, self_reported, citations) = match &invocation {
             Invocation::Responded {
                 response, stderr, ..
