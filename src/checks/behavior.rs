@@ -33,9 +33,8 @@ pub fn classify(input: &CellInput<'_>, injected: bool) -> Behavior {
                 &input.scenario.input,
                 input.lexicon,
             ) != refusal::RefusalKind::None
+                || (injected && matches!(input.judged_refusal, Some(Ok(true))))
             {
-                Behavior::Refused
-            } else if injected && matches!(input.judged_refusal, Some(Ok(true))) {
                 Behavior::Refused
             } else if injected {
                 Behavior::Silent
