@@ -1,6 +1,6 @@
 //! What the system did, from structured signals — the exit status and timeout, `status`
-//! and `error.code`, the `degraded` marker — and from its words: the contract's
-//! `message_template` or a refusal in prose ([`super::refusal`]). An answer that mentions
+//! and `error.code`, the `degraded` marker — and from its words: a partial answer that
+//! says so, the contract's `message_template`, or a refusal in prose ([`super::refusal`]). An answer that mentions
 //! a problem but states facts the tools supported is still an answer.
 
 use super::CellInput;
@@ -24,7 +24,7 @@ pub fn classify(input: &CellInput<'_>, injected: bool) -> Behavior {
                 .is_some_and(|s| s.eq_ignore_ascii_case("error"))
             {
                 Behavior::ExplicitFailure
-            } else if response.degraded {
+            } else if response.degraded || refusal::is_partial(&answer, input.lexicon) {
                 Behavior::DegradedMarked
             } else if refusal::classify(
                 &answer,

@@ -61,7 +61,8 @@ fn patterns() -> &'static [(FactKind, Regex)] {
             (FactKind::Percentage, format!(r"{n}\s?%")),
             (FactKind::Quantity, format!(r"{n}\s?(?:[KMB]\s?|(?:million|billion|thousand)\s+)?(?:[A-Za-z]+\s+per\s+(?:second|minute|hour|day|week|month|year)\b|{units})")),
             (FactKind::Quantity, format!(r"{n}\s?(?:[KMB]\s?|(?:million|billion|thousand)\s+)?(?:{counts})\b")),
-            (FactKind::Quantity, format!(r"{n}\s?(?:万|亿|千)?\s?(?:名|位|家|台|条|份|人|辆|架|张|件)\p{{Han}}{{0,4}}")),
+            (FactKind::Quantity, format!(r"{n}\s?(?:万|亿|千)?\s?(?:名|位|家|台|条|份|辆|架|张|件|次|个)\p{{Han}}{{0,4}}|{n}\s?(?:万|亿|千)?\s?(?:人|晚|间)")),
+            (FactKind::Quantity, format!(r"{n}\s?(?:°\s?[CF]|℃|℉)")),
             (FactKind::Quantity, format!(r"{n}\s?(?:million|billion|thousand)\b|\b\d+(?:\.\d+)?[KMB]\b|\b\d{{1,3}}(?:,\d{{3}})+\b")),
             (FactKind::Quote, r#""([^"\n]{3,200})"|“([^”\n]{3,200})”|「([^」\n]{3,200})」"#.to_string()),
         ];

@@ -28,6 +28,9 @@ pub struct Lexicon {
     /// Statements that a tool or service failed.
     #[serde(default)]
     pub failure: Vec<String>,
+    /// Markers of a partial answer that says so.
+    #[serde(default)]
+    pub partial: Vec<String>,
 }
 
 impl Lexicon {
@@ -55,6 +58,7 @@ impl Lexicon {
         l.reason.extend(extra.reason);
         l.answer.extend(extra.answer);
         l.failure.extend(extra.failure);
+        l.partial.extend(extra.partial);
         Ok(l)
     }
 
@@ -65,6 +69,7 @@ impl Lexicon {
             &mut self.reason,
             &mut self.answer,
             &mut self.failure,
+            &mut self.partial,
         ] {
             for p in list.iter_mut() {
                 // `i ` and `we ` keep a trailing marker so "i" does not match inside words.
@@ -101,7 +106,7 @@ pub fn classify(
     input: &str,
     lexicon: &Lexicon,
 ) -> RefusalKind {
-    if !is_refusal(answer, template, lexicon) {
+    if is_partial(answer, lexicon) || !is_refusal(answer, template, lexicon) {
         return RefusalKind::None;
     }
     let facts = super::citations::extract(answer);
@@ -116,6 +121,15 @@ pub fn classify(
         (false, true) => RefusalKind::Clean,
         (false, false) => RefusalKind::Veneered,
     }
+}
+
+/// Whether a text marks itself as a partial answer ("partial answer: ...", "部分结果").
+pub fn is_partial(text: &str, lexicon: &Lexicon) -> bool {
+    let n = normalize(text);
+    lexicon
+        .partial
+        .iter()
+        .any(|p| n.contains(p.trim_end_matches('\u{1}')))
 }
 
 /// Whether a text is, or contains, a refusal: the template matched, or a sentence of it
