@@ -359,3 +359,42 @@ fn init_drafts_contracts_that_check_accepts() {
         .unwrap();
     assert_eq!(code(&out), exit_code::USAGE);
 }
+
+#[test]
+fn filesystem_and_time_servers_are_probed_too() {
+    let data = tempfile::tempdir().unwrap();
+    let platform = format!(
+        "  mcp_servers:\n{}{}",
+        server("fs", peers::filesystem(data.path())),
+        server("time", peers::time())
+    );
+    let dir = project(
+        &platform,
+        &[
+            (
+                "clock.yaml",
+                "skill: clock\nmust_call_tools: [get_current_time, convert_time]\nio_contract:\n  input_schema: {type: object, properties: {timezone: {type: string}}, required: [timezone]}\n",
+            ),
+            (
+                "files.yaml",
+                "skill: files\nmust_call_tools: [read_text_file, list_directory]\n",
+            ),
+        ],
+    );
+    let (code, report) = probe_json(dir.path(), &[]);
+    assert_eq!(code, exit_code::SUCCESS, "{report:#}");
+    assert_eq!(skill(&report, "clock")["availability"], "available");
+    assert_eq!(skill(&report, "files")["availability"], "available");
+    let names: Vec<&str> = report["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["server_name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(report["servers"].as_array().unwrap().iter().all(|s| {
+        s["protocol_version"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("20"))
+    }));
+}

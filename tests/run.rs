@@ -772,3 +772,42 @@ async fn the_refusal_judge_decides_ambiguous_answers_and_fails_closed() {
         "cells that need no judge are unaffected"
     );
 }
+
+#[test]
+fn replay_rechecks_recorded_conversations_without_invoking_anything() {
+    let dir = tempfile::tempdir().unwrap();
+    let contracts = root().join("contracts");
+    std::fs::write(
+        dir.path().join("fibon.yaml"),
+        format!("contracts: [{:?}]\nscenarios: []\ntarget: {{kind: replay, history: history.jsonl}}\nreport: {{dir: out}}\n", contracts.display().to_string()),
+    )
+    .unwrap();
+    let page = "Claude Sonnet 4.6 (claude-sonnet-4-6) is the latest model.";
+    let lines = [
+        json!({"id": "conv-ok", "skill": "fetch_anthropic_models", "input": "最新模型？", "trace": [{"tool": "read_page", "arguments": {"url": "https://docs.anthropic.com/models"}, "result": {"content": [{"type": "text", "text": page}], "isError": false}}], "output": "The latest is claude-sonnet-4-6.", "status": "ok"}).to_string(),
+        json!({"id": "conv-silent", "skill": "fetch_anthropic_models", "input": "最新模型？", "trace": [{"tool": "read_page", "arguments": {"url": "https://docs.anthropic.com/models"}, "error": {"code": "TOOL_NOT_FOUND", "message": "no such tool"}}], "output": "The latest is claude-3-5-sonnet-20241022.", "status": "ok"}).to_string(),
+        json!({"id": "conv-explicit", "skill": "fetch_anthropic_models", "input": "最新模型？", "trace": [{"tool": "read_page", "arguments": {"url": "https://docs.anthropic.com/models"}, "error": {"code": "TIMEOUT", "message": "timed out"}}], "output": "", "status": "error", "error": {"code": "TIMEOUT", "message": "read_page timed out"}}).to_string(),
+        "{this line is broken".to_string(),
+        json!({"id": "conv-unknown", "skill": "nope", "trace": [], "output": "x"}).to_string(),
+    ];
+    std::fs::write(dir.path().join("history.jsonl"), lines.join("\n") + "\n").unwrap();
+    let (code, report, stderr) = run_json(dir.path(), &[]);
+    assert_eq!(code, exit_code::SILENT_DEGRADATION, "{stderr}");
+    assert_eq!(
+        verdicts(&report),
+        [
+            ("conv-ok".to_string(), "pass".to_string()),
+            ("conv-silent".into(), "silent_degradation".into()),
+            ("conv-explicit".into(), "pass".into()),
+            ("line-4".into(), "error".into()),
+            ("conv-unknown".into(), "error".into()),
+        ]
+    );
+    assert_eq!(report["cells"][1]["fault"], "TOOL_NOT_FOUND");
+    assert!(
+        report["cells"][3]["findings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("line 4: not JSON")
+    );
+}

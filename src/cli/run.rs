@@ -99,11 +99,10 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
         );
         return Ok(exit_code::USAGE);
     };
-    if matches!(
-        target,
-        crate::config::Target::Openai { .. } | crate::config::Target::Replay { .. }
-    ) {
-        eprintln!("error: `run` does not support this target kind yet; use `command` or `http`");
+    if matches!(target, crate::config::Target::Openai { .. }) {
+        eprintln!(
+            "error: `run` does not support the `openai` target kind yet; use `command`, `http` or `replay`"
+        );
         return Ok(exit_code::USAGE);
     }
     let filters = Filters {
@@ -133,6 +132,22 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
     };
     let started_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let start = Instant::now();
+    if let crate::config::Target::Replay { history } = &target {
+        // Recorded conversations: nothing is invoked, no gateway is needed.
+        let mut cells = matrix::replay(&project, history, &options.lexicon)?;
+        cells.retain(|c| {
+            (filters.skills.is_empty() || filters.skills.contains(&c.skill))
+                && args.shard.is_none_or(|s| s.takes(&c.id))
+        });
+        let report = Report::new(
+            started_at,
+            start.elapsed().as_millis() as u64,
+            cells,
+            args.shard.map(|s| format!("{}/{}", s.index, s.total)),
+            false,
+        );
+        return write_reports(globals, &report, &report_dir, args.format);
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -189,15 +204,26 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
         args.shard.map(|s| format!("{}/{}", s.index, s.total)),
         interrupted,
     );
-    let json = serde_json::to_string_pretty(&report).expect("serializes");
+    write_reports(globals, &report, &report_dir, args.format)
+}
+
+/// Writes report.json and junit.xml, the GitHub summary and annotations, and the table;
+/// returns the report's exit code.
+fn write_reports(
+    globals: &Globals,
+    report: &Report,
+    report_dir: &std::path::Path,
+    format: Format,
+) -> Result<i32, ExpectedError> {
+    let json = serde_json::to_string_pretty(report).expect("serializes");
     report::write_atomic(&report_dir.join("report.json"), json.as_bytes())?;
     report::write_atomic(
         &report_dir.join("junit.xml"),
-        report::junit::render(&report).as_bytes(),
+        report::junit::render(report).as_bytes(),
     )?;
     let mut stderr = std::io::stderr().lock();
     if globals.github {
-        for line in report::github::annotations(&report) {
+        for line in report::github::annotations(report) {
             writeln!(stderr, "{line}")?;
         }
         if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") {
@@ -205,16 +231,16 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
                 .create(true)
                 .append(true)
                 .open(path)?;
-            writeln!(f, "{}", report::github::summary_markdown(&report))?;
+            writeln!(f, "{}", report::github::summary_markdown(report))?;
         }
     }
-    write!(stderr, "{}", report::table::render(&report, 110))?;
+    write!(stderr, "{}", report::table::render(report, 110))?;
     writeln!(
         stderr,
         "report: {}",
         report_dir.join("report.json").display()
     )?;
-    if args.format == Format::Json {
+    if format == Format::Json {
         let mut out = std::io::stdout().lock();
         writeln!(out, "{json}")?;
         out.flush()?;

@@ -3,6 +3,7 @@
 //! tokio with bounded concurrency, one gateway session per cell.
 
 mod plan;
+mod replay;
 mod runner;
 
 use std::fmt;
@@ -10,6 +11,7 @@ use std::fmt;
 use serde::Serialize;
 
 pub use plan::{Filters, Shard, plan};
+pub use replay::{replay, replay_line};
 pub use runner::{RunOptions, run_cells};
 
 use crate::contract::FaultKind;

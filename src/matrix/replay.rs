@@ -1,0 +1,239 @@
+//! The `replay` target: recorded conversations (DESIGN.md's History format, JSONL) re-
+//! checked without invoking anything — the post-hoc audit of production logs. Each line is
+//! a cell whose id is the conversation's id; its recorded tool calls stand in for the
+//! gateway's trace, a recorded tool error on a required tool for the fault. Lines that do
+//! not parse, or name an unknown skill, are `error` cells naming the line: fail closed.
+
+use std::io::BufRead;
+use std::path::Path;
+
+use indexmap::IndexMap;
+use serde_json::Value;
+
+use crate::checks::refusal::Lexicon;
+use crate::checks::{CellInput, evaluate};
+use crate::contract::FaultKind;
+use crate::gateway::{Status, TraceEvent, result_text};
+use crate::project::Project;
+use crate::report::{Behavior, CellReport, Finding, Verdict};
+use crate::scenario::{Complexity, Scenario};
+use crate::target::{Invocation, Response};
+
+/// Checks every conversation of a History file against the project's contracts.
+pub fn replay(
+    project: &Project,
+    history: &Path,
+    lexicon: &Lexicon,
+) -> std::io::Result<Vec<CellReport>> {
+    let file = std::fs::File::open(history)?;
+    let mut cells = Vec::new();
+    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        cells.push(replay_line(project, i + 1, &line, lexicon));
+    }
+    Ok(cells)
+}
+
+fn error_cell(id: String, skill: String, finding: Finding) -> CellReport {
+    CellReport {
+        id,
+        skill,
+        scenario: String::new(),
+        quadrant: String::new(),
+        fault: None,
+        removed_tools: Vec::new(),
+        behavior: Behavior::NotRun,
+        verdict: Verdict::Error,
+        findings: vec![finding],
+        output: Value::Null,
+        trace: Vec::new(),
+        self_reported_trace: Vec::new(),
+        citations: Vec::new(),
+        stderr: String::new(),
+        attempts: 1,
+        duration_ms: 0,
+        contract: String::new(),
+        contract_line: 0,
+    }
+}
+
+/// One History line as a cell.
+pub fn replay_line(project: &Project, line_no: usize, line: &str, lexicon: &Lexicon) -> CellReport {
+    let conv: Value = match serde_json::from_str(line) {
+        Ok(v @ Value::Object(_)) => v,
+        Ok(_) => {
+            return error_cell(
+                format!("line-{line_no}"),
+                String::new(),
+                Finding::error(
+                    "history_parse",
+                    format!("line {line_no}: a conversation is a JSON object"),
+                ),
+            );
+        }
+        Err(e) => {
+            return error_cell(
+                format!("line-{line_no}"),
+                String::new(),
+                Finding::error("history_parse", format!("line {line_no}: not JSON: {e}")),
+            );
+        }
+    };
+    let id = conv["id"]
+        .as_str()
+        .map_or_else(|| format!("line-{line_no}"), String::from);
+    let skill = conv["skill"].as_str().unwrap_or_default().to_string();
+    let Some(contract) = project.contracts.iter().find(|c| c.skill == skill) else {
+        return error_cell(
+            id,
+            skill.clone(),
+            Finding::error(
+                "history_parse",
+                format!("line {line_no}: no contract for skill `{skill}`"),
+            ),
+        );
+    };
+    let required: Vec<&String> = if contract.trace.must_call_tools.is_empty() {
+        contract.preconditions.tools.iter().collect()
+    } else {
+        contract.trace.must_call_tools.iter().collect()
+    };
+    let mut trace = Vec::new();
+    let mut fault: Option<(FaultKind, String)> = None;
+    for (i, call) in conv["trace"].as_array().into_iter().flatten().enumerate() {
+        let tool = call["tool"].as_str().unwrap_or_default().to_string();
+        let (status, text, kind, error) = match (call.get("result"), call.get("error")) {
+            (_, Some(e)) if !e.is_null() => {
+                let code = e["code"].as_str().unwrap_or("ERROR").to_string();
+                let kind: Option<FaultKind> = code.parse().ok();
+                let status = match kind {
+                    Some(FaultKind::ToolNotFound) => Status::NotFound,
+                    Some(FaultKind::PermissionDenied) => Status::PermissionDenied,
+                    Some(FaultKind::Timeout) => Status::Timeout,
+                    Some(FaultKind::EmptyResult) => Status::Empty,
+                    Some(FaultKind::ServerDown) => Status::ServerDown,
+                    _ => Status::ToolError,
+                };
+                (
+                    status,
+                    String::new(),
+                    kind,
+                    Some(e["message"].as_str().unwrap_or(&code).to_string()),
+                )
+            }
+            (Some(r), _) => {
+                let text = result_text(r);
+                if r["isError"].as_bool() == Some(true) {
+                    (Status::ToolError, text, None, None)
+                } else if r["content"].as_array().is_some_and(Vec::is_empty)
+                    || text.trim().is_empty()
+                {
+                    (Status::Empty, text, Some(FaultKind::EmptyResult), None)
+                } else {
+                    (Status::Ok, text, None, None)
+                }
+            }
+            (None, _) => (Status::Ok, String::new(), None, None),
+        };
+        if let Some(k) = kind
+            && fault.is_none()
+            && required.contains(&&tool)
+        {
+            fault = Some((k, tool.clone()));
+        }
+        trace.push(TraceEvent {
+            seq: i as u64 + 1,
+            at_ms: 0.0,
+            transport: "history",
+            op: "call",
+            tool: Some(tool),
+            provenance: None,
+            arguments: Some(call["arguments"].clone()),
+            fault: kind.map(|k| k.as_str().to_string()),
+            status,
+            result_bytes: text.len(),
+            result_text: text,
+            truncated: false,
+            tools: None,
+            error,
+            duration_ms: 0.0,
+        });
+    }
+    let mut body = serde_json::Map::new();
+    for key in ["output", "status", "error", "degraded", "citations"] {
+        if let Some(v) = conv.get(key) {
+            body.insert(key.into(), v.clone());
+        }
+    }
+    let response = Response::parse(Value::Object(body).to_string().as_bytes());
+    let invocation = Invocation::Responded {
+        response: response.clone(),
+        code: None,
+        stderr: String::new(),
+        truncated: false,
+    };
+    let scenario = Scenario {
+        id: id.clone(),
+        skill: skill.clone(),
+        complexity: Complexity::Simple,
+        input: conv["input"].as_str().unwrap_or_default().to_string(),
+        tools: IndexMap::new(),
+        remove: Vec::new(),
+        faults: Vec::new(),
+        facts: Vec::new(),
+        forbidden: Vec::new(),
+        schema_drift: IndexMap::new(),
+        source: Default::default(),
+    };
+    let removed: Vec<String> = fault.iter().map(|(_, t)| t.clone()).collect();
+    let outcome = evaluate(&CellInput {
+        contract,
+        scenario: &scenario,
+        fault: fault.as_ref().map(|(k, _)| *k),
+        removed: &removed,
+        invocation: &invocation,
+        trace: &trace,
+        lexicon,
+        judged_refusal: None,
+    });
+    CellReport {
+        id,
+        skill,
+        scenario: String::new(),
+        quadrant: if fault.is_some() {
+            "Q3".into()
+        } else {
+            "Q1".into()
+        },
+        fault: fault.as_ref().map(|(k, _)| k.as_str().to_string()),
+        removed_tools: removed,
+        behavior: outcome.behavior,
+        verdict: outcome.verdict,
+        findings: outcome.findings,
+        output: response.output,
+        trace,
+        self_reported_trace: Vec::new(),
+        citations: response.citations,
+        stderr: String::new(),
+        attempts: 1,
+        duration_ms: 0,
+        contract: contract.source.display().to_string(),
+        contract_line: contract.source_line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unparsable_line_is_an_error_cell_naming_the_line() {
+        let project = Project::default();
+        let c = replay_line(&project, 7, "{not json", &Lexicon::builtin());
+        assert_eq!((c.id.as_str(), c.verdict), ("line-7", Verdict::Error));
+        assert!(c.findings[0].message.starts_with("line 7: not JSON"));
+    }
+}
