@@ -24,6 +24,7 @@ pub mod matrix;
 pub mod mcp;
 pub mod probe;
 pub mod project;
+pub mod quality;
 pub mod report;
 pub mod scenario;
 pub mod schema;

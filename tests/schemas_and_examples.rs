@@ -69,7 +69,14 @@ fn shipped_examples_validate_against_the_committed_schemas() {
             FileKind::Scenario,
             files(&root().join("scenarios"), &["yaml", "yml"]),
         ),
-        (FileKind::Config, vec![root().join("fibon.yaml")]),
+        (
+            FileKind::Config,
+            vec![root().join("fibon.yaml"), root().join("fibon.naive.yaml")],
+        ),
+        (
+            FileKind::Policy,
+            vec![root().join("examples/quality/narrative-policy.yaml")],
+        ),
     ];
     for (kind, paths) in sets {
         let validator = jsonschema::validator_for(&committed(kind)).unwrap();
@@ -85,8 +92,8 @@ fn shipped_examples_validate_against_the_committed_schemas() {
     }
     assert_eq!(
         checked,
-        3 + 6 + 1,
-        "three skills, two scenarios each, one config"
+        3 + 6 + 2 + 1,
+        "three skills, two scenarios each, two configs, one policy"
     );
 }
 

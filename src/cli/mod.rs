@@ -3,6 +3,7 @@
 
 mod agent;
 mod check;
+mod gate;
 mod gateway;
 mod init;
 mod probe;
@@ -46,6 +47,8 @@ enum Command {
     Run(run::RunArgs),
     /// Validate contracts, scenarios and the config; report every problem in every file.
     Check(check::CheckArgs),
+    /// Apply the quality gate to candidates (JSONL) without running agents.
+    Gate(gate::GateArgs),
     /// Check the target platform for each Skill's capabilities and pin its tools in fibon.lock.
     Probe(probe::ProbeArgs),
     /// Write a draft contract from an MCP server's tools or an Agent Skill's SKILL.md.
@@ -115,6 +118,7 @@ pub fn main_impl() -> i32 {
         Command::Agent(args) => agent::run(args),
         Command::Gateway(args) => gateway::run(&globals, args),
         Command::Probe(args) => probe::run(&globals, args),
+        Command::Gate(args) => gate::run(&globals, args),
         Command::Init(args) => init::run(&globals, args),
         Command::Schema(args) => schema::run(args),
     };

@@ -58,6 +58,10 @@ pub(crate) struct RunArgs {
     /// Run even when fibon.lock shows changed tool descriptions or schemas.
     #[arg(long)]
     allow_drift: bool,
+
+    /// Seed of the quality gate's blind candidate ids.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    seed: u64,
 }
 
 pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError> {
@@ -126,6 +130,13 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
     let options = RunOptions {
         lexicon,
         refusal_judge: config.refusal_judge.clone(),
+        quality: project.policy.clone().map(|p| {
+            (
+                p,
+                args.seed,
+                std::sync::Arc::new(crate::quality::Ledger::default()),
+            )
+        }),
         jobs: args.jobs.unwrap_or(config.matrix.jobs) as usize,
         repeat: args.repeat.unwrap_or(config.matrix.repeat),
         limits: Limits::default(),
@@ -194,22 +205,40 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
         upstreams.close().await;
         Ok(Some(result))
     })?;
-    let Some((cell_reports, interrupted)) = outcome else {
+    let Some((mut cell_reports, interrupted)) = outcome else {
         return Ok(exit_code::PROBE_FAILED);
     };
-    let report = Report::new(
+    let budget = options.quality.as_ref().map(|(policy, seed, ledger)| {
+        let (calls, cost, reached) = ledger.totals();
+        // No judge could be reached at all: nothing was judged (fail closed, exit 69).
+        if reached == 0 && calls > 0 {
+            for c in cell_reports
+                .iter_mut()
+                .filter(|c| c.verdict == crate::report::Verdict::QualityFail)
+            {
+                c.verdict = crate::report::Verdict::Error;
+            }
+        }
+        serde_json::json!({
+            "policy": policy.name, "policy_version": policy.version, "seed": seed,
+            "calls": calls, "max_calls": policy.budget.max_calls, "cost_usd": cost,
+            "reserved_usd": policy.budget.reservation(), "limit_usd": policy.budget.limit_usd,
+        })
+    });
+    let mut report = Report::new(
         started_at,
         start.elapsed().as_millis() as u64,
         cell_reports,
         args.shard.map(|s| format!("{}/{}", s.index, s.total)),
         interrupted,
     );
+    report.quality_budget = budget;
     write_reports(globals, &report, &report_dir, args.format)
 }
 
 /// Writes report.json and junit.xml, the GitHub summary and annotations, and the table;
 /// returns the report's exit code.
-fn write_reports(
+pub(crate) fn write_reports(
     globals: &Globals,
     report: &Report,
     report_dir: &std::path::Path,

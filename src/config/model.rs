@@ -55,6 +55,8 @@ pub struct Config {
     pub refusal_lexicon: Option<PathBuf>,
     /// The model-based refusal classifier, if configured.
     pub refusal_judge: Option<RefusalJudge>,
+    /// The quality policy file, resolved.
+    pub quality_policy: Option<PathBuf>,
 }
 
 /// The model-based refusal classifier's settings.

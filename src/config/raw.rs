@@ -32,6 +32,17 @@ pub struct RawConfig {
     pub report: Option<RawReport>,
     /// Settings of the checks.
     pub checks: Option<RawChecks>,
+    /// The quality gate.
+    pub quality: Option<RawQuality>,
+}
+
+/// The quality gate's settings.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RawQuality {
+    /// The quality policy file, relative to this file. With it, `run` gates every answered
+    /// cell with the tools available.
+    pub policy: String,
 }
 
 /// Settings of the checks.

@@ -188,7 +188,24 @@ pub fn validate(doc: &Document, raw: RawConfig, diags: &mut Vec<Diagnostic>) -> 
             }
         }
     });
+    let quality_policy = raw.quality.map(|q| dir.join(q.policy)).filter(|p| {
+        let ok = p.is_file();
+        if !ok {
+            diags.push(
+                doc.error(
+                    "missing_path",
+                    "/quality/policy",
+                    Anchor::Value,
+                    format!("quality policy {} does not exist", p.display()),
+                    "no such file",
+                )
+                .with_help("the path is relative to the config file"),
+            );
+        }
+        ok
+    });
     Config {
+        quality_policy,
         refusal_lexicon,
         refusal_judge,
         path: Some(doc.file.path.clone()),

@@ -57,6 +57,7 @@ fn error_cell(id: String, skill: String, finding: Finding) -> CellReport {
         duration_ms: 0,
         contract: String::new(),
         contract_line: 0,
+        quality: None,
     }
 }
 
@@ -222,6 +223,7 @@ pub fn replay_line(project: &Project, line_no: usize, line: &str, lexicon: &Lexi
         duration_ms: 0,
         contract: contract.source.display().to_string(),
         contract_line: contract.source_line,
+        quality: None,
     }
 }
 

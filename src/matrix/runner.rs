@@ -29,6 +29,13 @@ pub struct RunOptions {
     pub lexicon: std::sync::Arc<crate::checks::refusal::Lexicon>,
     /// The model-based refusal classifier, if configured.
     pub refusal_judge: Option<crate::config::RefusalJudge>,
+    /// The quality gate, when a policy is configured: the policy, the seed, and the
+    /// ledger of judge calls shared by every cell.
+    pub quality: Option<(
+        crate::quality::Policy,
+        u64,
+        std::sync::Arc<crate::quality::Ledger>,
+    )>,
 }
 
 /// Runs the cells; returns their reports in plan order and whether the run was cancelled
@@ -98,6 +105,7 @@ async fn run_cell(
             input: scenario.input.clone(),
             tools_url: session.tools_url(),
             mcp_url: session.mcp_url(),
+            revise: None,
         };
         let invocation = invoke(target, &request, options.limits).await;
         let trace = session.trace();
@@ -120,7 +128,68 @@ async fn run_cell(
             input.judged_refusal =
                 Some(crate::checks::refusal_judge::ask(judge, &scenario.input, &answer).await);
         }
-        let outcome = evaluate(&input);
+        let mut outcome = evaluate(&input);
+        let mut quality = None;
+        if let (Some((policy, seed, ledger)), Invocation::Responded { response, .. }) =
+            (&options.quality, &invocation)
+            && outcome.verdict == Verdict::Pass
+            && outcome.behavior == Behavior::Answered
+            && cell.fault.is_none()
+        {
+            let passed = contract.io.output_assertions.len()
+                - outcome
+                    .findings
+                    .iter()
+                    .filter(|f| f.check == "output_assertion")
+                    .count();
+            let candidate = crate::quality::Candidate {
+                id: cell.id.clone(),
+                input: scenario.input.clone(),
+                output: crate::checks::citations::output_text(&response.output),
+                facts: scenario.facts.clone(),
+                forbidden: scenario.forbidden.clone(),
+                evidence: input.tool_evidence(),
+                assertions: Some((passed, contract.io.output_assertions.len())),
+            };
+            // A rewrite re-invokes the agent, tools available, with the judges' reasons.
+            let rewrite = |feedback: String| -> std::pin::Pin<
+                Box<dyn std::future::Future<Output = Option<String>> + Send + '_>,
+            > {
+                let previous = candidate.output.clone();
+                Box::pin(async move {
+                    let session = gateway.open_session(SessionSpec {
+                        fixtures: scenario.tools.clone(),
+                        schema_drift: scenario.schema_drift.clone(),
+                        faults: FaultPlan::none(),
+                    });
+                    let request = Request {
+                        run_id: format!("{}#rewrite", cell.id),
+                        skill: contract.skill.clone(),
+                        input: scenario.input.clone(),
+                        tools_url: session.tools_url(),
+                        mcp_url: session.mcp_url(),
+                        revise: Some((previous, feedback)),
+                    };
+                    match invoke(target, &request, options.limits).await {
+                        Invocation::Responded { response, .. }
+                            if response.status.as_deref() != Some("error") =>
+                        {
+                            Some(crate::checks::citations::output_text(&response.output))
+                        }
+                        _ => None,
+                    }
+                })
+            };
+            let q = crate::quality::gate(policy, ledger, *seed, &candidate, Some(&rewrite)).await;
+            if q.state.fails() {
+                outcome.verdict = Verdict::QualityFail;
+                outcome.findings.insert(
+                    0,
+                    crate::report::Finding::error("quality_gate", q.explanation.clone()),
+                );
+            }
+            quality = Some(q);
+        }
         let (output, stderr, self_reported, citations) = match &invocation {
             Invocation::Responded {
                 response, stderr, ..
@@ -154,6 +223,7 @@ async fn run_cell(
             duration_ms: 0,
             contract: contract.source.display().to_string(),
             contract_line: contract.source_line,
+            quality,
         };
         let worse = worst.as_ref().is_none_or(|w| report.verdict > w.verdict);
         if worse {

@@ -34,7 +34,25 @@ const CONTRACT_KEYS: &[&str] = &[
     "prohibited_actions",
     "trace",
 ];
-const CONFIG_KEYS: &[&str] = &["scenarios", "target", "platform", "matrix", "report"];
+const CONFIG_KEYS: &[&str] = &[
+    "scenarios",
+    "target",
+    "platform",
+    "matrix",
+    "report",
+    "checks",
+    "quality",
+];
+const POLICY_KEYS: &[&str] = &[
+    "policy",
+    "dimensions",
+    "judges",
+    "tiebreak",
+    "stability",
+    "rewrite",
+    "budget",
+    "scale",
+];
 
 /// Whether a file name is a config's (`fibon.yaml` or `fibon.yml`).
 pub(crate) fn is_config_name(path: &Path) -> bool {
@@ -89,6 +107,7 @@ pub fn classify(value: &Value, path: &Path) -> Option<FileKind> {
         None => {}
     }
     let scenario = score(SCENARIO_KEYS);
+    let policy = score(POLICY_KEYS);
     let has_skill = map.contains_key("skill");
     if has_skill && scenario == 0 && config == 0 {
         contract += 1;
@@ -97,6 +116,7 @@ pub fn classify(value: &Value, path: &Path) -> Option<FileKind> {
         (FileKind::Scenario, scenario),
         (FileKind::Contract, contract),
         (FileKind::Config, config),
+        (FileKind::Policy, policy),
     ];
     let max = best.iter().map(|(_, s)| *s).max().unwrap_or(0);
     if max == 0 {

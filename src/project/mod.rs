@@ -26,6 +26,8 @@ pub struct Project {
     pub contracts: Vec<Contract>,
     /// The valid scenarios, in load order, with defaults resolved.
     pub scenarios: Vec<Scenario>,
+    /// The quality policy, when one was loaded and is valid.
+    pub policy: Option<crate::quality::Policy>,
 }
 
 /// The result of a load: the project, every diagnostic, and how many files were read.
@@ -104,6 +106,8 @@ struct Loader {
     /// Some contract source could not be read: skip "unknown skill" checks, which would
     /// only repeat that problem.
     contracts_incomplete: bool,
+    /// The quality policy.
+    policy: Option<crate::quality::Policy>,
     /// Contract files that failed validation, by skill name if it could be read.
     invalid_skills: Vec<String>,
 }
@@ -164,6 +168,9 @@ impl Loader {
         }
         let config_valid = !new.iter().any(Diagnostic::is_error);
         self.load_listed(&cfg.contracts, &cfg.scenarios);
+        if let Some(p) = &cfg.quality_policy {
+            self.policy(&p.clone());
+        }
         if config_valid {
             self.config = Some(cfg);
         }
@@ -198,6 +205,7 @@ impl Loader {
                 self.scenario(path)
             }
             Some(FileKind::Config) => self.config_project(path),
+            Some(FileKind::Policy) => self.policy(path),
             None if explicit => {
                 self.files += 1;
                 let d = Diagnostic::error("unknown_kind", format!("cannot tell whether {} is a contract, a scenario or a config", path.display()))
@@ -209,6 +217,15 @@ impl Loader {
             }
             // Folders hold fixtures and schemas too: skip what is neither.
             None => {}
+        }
+    }
+
+    fn policy(&mut self, path: &Path) {
+        let Some(file) = self.read(path) else { return };
+        let parsed = parse_as::<crate::quality::raw::RawPolicy>(FileKind::Policy, file);
+        self.diags.extend(parsed.diags);
+        if let (Some(doc), Some(raw)) = (parsed.doc, parsed.raw) {
+            self.policy = crate::quality::validate(&doc, raw, &mut self.diags);
         }
     }
 
@@ -382,6 +399,7 @@ impl Loader {
                 config: self.config,
                 contracts: contracts.into_iter().map(|(c, _)| c).collect(),
                 scenarios: scenarios.into_iter().map(|(s, _)| s).collect(),
+                policy: self.policy,
             },
             diagnostics: self.diags,
             files: self.files,

@@ -155,6 +155,9 @@ pub struct CellReport {
     pub contract: String,
     /// The line of the skill's name in it.
     pub contract_line: usize,
+    /// The Candidate Quality Result, when the quality gate ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quality: Option<crate::quality::QualityResult>,
 }
 
 /// Counts by verdict.
@@ -234,6 +237,9 @@ pub struct Report {
     pub cells: Vec<CellReport>,
     /// Counts.
     pub summary: Summary,
+    /// The quality gate's judge calls and their cost, when it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quality_budget: Option<Value>,
     /// The exit code.
     pub exit_code: i32,
 }
@@ -262,6 +268,7 @@ impl Report {
             shard,
             cells,
             summary,
+            quality_budget: None,
             exit_code,
         }
     }

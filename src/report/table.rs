@@ -10,6 +10,14 @@ use super::{Report, Verdict};
 
 /// Renders the summary.
 pub fn render(report: &Report, width: u16) -> String {
+    if !report.cells.is_empty()
+        && report
+            .cells
+            .iter()
+            .all(|c| c.quadrant.is_empty() && c.quality.is_some())
+    {
+        return render_candidates(report, width);
+    }
     let mut grid: BTreeMap<&str, [BTreeMap<Verdict, usize>; 4]> = BTreeMap::new();
     for c in &report.cells {
         let q = match c.quadrant.as_str() {
@@ -79,4 +87,28 @@ pub fn render(report: &Report, width: u16) -> String {
         if report.interrupted { " (interrupted)" } else { "" }
     ));
     out
+}
+
+/// `gate` candidates: one row each with the qualityState, the final scores and why.
+fn render_candidates(report: &Report, width: u16) -> String {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(width);
+    t.set_header(vec!["candidate", "quality", "scores", "explanation"]);
+    for c in &report.cells {
+        let Some(q) = &c.quality else { continue };
+        let scores: Vec<String> = q.scores.iter().map(|(d, s)| format!("{d} {s}")).collect();
+        t.add_row(vec![
+            c.id.clone(),
+            format!("{:?}", q.state),
+            scores.join("\n"),
+            q.explanation.clone(),
+        ]);
+    }
+    let s = &report.summary;
+    format!(
+        "{t}\n{} candidates: {} pass, {} quality_fail, {} error\n",
+        s.cells, s.pass, s.quality_fail, s.error
+    )
 }

@@ -21,11 +21,18 @@ pub enum FileKind {
     Scenario,
     /// The project config (`fibon.yaml`).
     Config,
+    /// A quality policy (`quality.policy` in fibon.yaml).
+    Policy,
 }
 
 impl FileKind {
     /// Every kind.
-    pub const ALL: [FileKind; 3] = [FileKind::Contract, FileKind::Scenario, FileKind::Config];
+    pub const ALL: [FileKind; 4] = [
+        FileKind::Contract,
+        FileKind::Scenario,
+        FileKind::Config,
+        FileKind::Policy,
+    ];
 
     /// The kind's name, as in `schemas/NAME.schema.json`.
     pub fn name(self) -> &'static str {
@@ -33,17 +40,19 @@ impl FileKind {
             FileKind::Contract => "contract",
             FileKind::Scenario => "scenario",
             FileKind::Config => "config",
+            FileKind::Policy => "policy",
         }
     }
 
     /// The JSON Schema of the kind.
     pub fn schema(self) -> &'static Value {
-        static SCHEMAS: OnceLock<[Value; 3]> = OnceLock::new();
+        static SCHEMAS: OnceLock<[Value; 4]> = OnceLock::new();
         let all = SCHEMAS.get_or_init(|| {
             [
                 generate::<crate::contract::raw::RawContract>(FileKind::Contract),
                 generate::<crate::scenario::raw::RawScenario>(FileKind::Scenario),
                 generate::<crate::config::raw::RawConfig>(FileKind::Config),
+                generate::<crate::quality::raw::RawPolicy>(FileKind::Policy),
             ]
         });
         &all[self as usize]

@@ -26,18 +26,25 @@ pub struct Request {
     pub tools_url: String,
     /// The session's MCP URL.
     pub mcp_url: String,
+    /// When the quality gate asks for a rewrite: the previous answer and the judges'
+    /// reasons (an optional extension of the protocol; agents that ignore it just answer).
+    pub revise: Option<(String, String)>,
 }
 
 impl Request {
     /// The wire form (`fibon.agent/v1`). It never reveals the quadrant or the fault.
     pub fn to_json(&self) -> Value {
-        json!({
+        let mut v = json!({
             "protocol": "fibon.agent/v1",
             "run_id": self.run_id,
             "skill": self.skill,
             "input": self.input,
             "tools": {"http_url": self.tools_url, "mcp_url": self.mcp_url},
-        })
+        });
+        if let Some((previous, feedback)) = &self.revise {
+            v["revise"] = json!({"previous": previous, "feedback": feedback});
+        }
+        v
     }
 }
 

@@ -1,0 +1,220 @@
+//! `fibon-verify gate --candidates FILE`: the quality gate over candidates, without
+//! running agents. Exit 3 when a candidate ends blocked, high_risk, unavailable or
+//! needs_recheck; 69 when no judge could be reached at all.
+
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use super::Globals;
+use crate::diag::Format;
+use crate::errors::ExpectedError;
+use crate::exit_code;
+use crate::quality::{self, Candidate, Ledger};
+use crate::report::{Behavior, CellReport, Finding, Report, Verdict};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct GateArgs {
+    /// Candidates, JSONL: `{"id", "input", "output", "facts"}` per line (also `forbidden`,
+    /// `evidence`).
+    #[arg(long, value_name = "FILE")]
+    candidates: PathBuf,
+
+    /// The quality policy [default: quality.policy of --config]
+    #[arg(long, value_name = "FILE")]
+    policy: Option<PathBuf>,
+
+    /// Seed of the blind candidate ids (the same seed, the same run).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    seed: u64,
+
+    /// Where report.json and junit.xml go.
+    #[arg(long, value_name = "DIR", default_value = "target/fibon-gate")]
+    report_dir: PathBuf,
+
+    /// Also print report.json on stdout.
+    #[arg(long, value_name = "FORMAT", default_value = "human")]
+    format: Format,
+}
+
+pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedError> {
+    let loaded = match &args.policy {
+        Some(p) => {
+            if !p.is_file() {
+                return Err(ExpectedError::PathNotFound { path: p.clone() });
+            }
+            crate::project::load_paths(std::slice::from_ref(p))
+        }
+        None if globals.config.is_file() => crate::project::load_config(&globals.config),
+        None => {
+            return Err(ExpectedError::ConfigNotFound {
+                path: globals.config.clone(),
+            });
+        }
+    };
+    if loaded.has_errors() {
+        let mut stderr = std::io::stderr().lock();
+        for d in loaded.diagnostics.iter().filter(|d| d.is_error()) {
+            std::io::Write::write_all(
+                &mut stderr,
+                crate::diag::render_human(d, globals.color, 100).as_bytes(),
+            )?;
+        }
+        return Ok(exit_code::INVALID_INPUT);
+    }
+    let Some(policy) = loaded.project.policy else {
+        eprintln!(
+            "error: no quality policy: pass --policy FILE or set `quality: {{policy: FILE}}` in {}",
+            globals.config.display()
+        );
+        return Ok(exit_code::USAGE);
+    };
+    if policy.budget.reservation() > policy.budget.limit_usd {
+        eprintln!(
+            "error: the plan reserves ${:.2}, over the budget's limit ${:.2}; nothing was judged",
+            policy.budget.reservation(),
+            policy.budget.limit_usd
+        );
+        return Ok(exit_code::INVALID_INPUT);
+    }
+    let file = std::fs::File::open(&args.candidates).map_err(|_| ExpectedError::PathNotFound {
+        path: args.candidates.clone(),
+    })?;
+    let mut parsed: Vec<Result<Candidate, Box<CellReport>>> = Vec::new();
+    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        parsed.push(candidate(i + 1, &line));
+    }
+    let started_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let start = Instant::now();
+    let ledger = Ledger::default();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let mut cells: Vec<CellReport> = runtime.block_on(async {
+        let mut out = Vec::new();
+        for p in parsed {
+            out.push(match p {
+                Err(cell) => *cell,
+                Ok(c) => {
+                    let q = quality::gate(&policy, &ledger, args.seed, &c, None).await;
+                    let failed = q.state.fails();
+                    CellReport {
+                        id: c.id.clone(),
+                        skill: String::new(),
+                        scenario: String::new(),
+                        quadrant: String::new(),
+                        fault: None,
+                        removed_tools: Vec::new(),
+                        behavior: Behavior::Answered,
+                        verdict: if failed {
+                            Verdict::QualityFail
+                        } else {
+                            Verdict::Pass
+                        },
+                        findings: if failed {
+                            vec![Finding::error("quality_gate", q.explanation.clone())]
+                        } else {
+                            Vec::new()
+                        },
+                        output: Value::String(c.output.clone()),
+                        trace: Vec::new(),
+                        self_reported_trace: Vec::new(),
+                        citations: Vec::new(),
+                        stderr: String::new(),
+                        attempts: 1,
+                        duration_ms: 0,
+                        contract: String::new(),
+                        contract_line: 0,
+                        quality: Some(q),
+                    }
+                }
+            });
+        }
+        out
+    });
+    let (calls, cost, reached) = ledger.totals();
+    // No judge could be reached at all: nothing was evaluated (fail closed, exit 69).
+    if reached == 0 && calls > 0 {
+        for c in cells
+            .iter_mut()
+            .filter(|c| c.verdict == Verdict::QualityFail)
+        {
+            c.verdict = Verdict::Error;
+        }
+    }
+    let mut report = Report::new(
+        started_at,
+        start.elapsed().as_millis() as u64,
+        cells,
+        None,
+        false,
+    );
+    report.quality_budget = Some(json!({
+        "policy": policy.name, "policy_version": policy.version, "seed": args.seed,
+        "calls": calls, "max_calls": policy.budget.max_calls, "cost_usd": cost,
+        "reserved_usd": policy.budget.reservation(), "limit_usd": policy.budget.limit_usd,
+    }));
+    super::run::write_reports(globals, &report, &args.report_dir, args.format)
+}
+
+fn candidate(line_no: usize, line: &str) -> Result<Candidate, Box<CellReport>> {
+    let bad = |why: String| {
+        Box::new(CellReport {
+            id: format!("line-{line_no}"),
+            skill: String::new(),
+            scenario: String::new(),
+            quadrant: String::new(),
+            fault: None,
+            removed_tools: Vec::new(),
+            behavior: Behavior::NotRun,
+            verdict: Verdict::Error,
+            findings: vec![Finding::error(
+                "candidate_parse",
+                format!("line {line_no}: {why}"),
+            )],
+            output: Value::Null,
+            trace: Vec::new(),
+            self_reported_trace: Vec::new(),
+            citations: Vec::new(),
+            stderr: String::new(),
+            attempts: 1,
+            duration_ms: 0,
+            contract: String::new(),
+            contract_line: 0,
+            quality: None,
+        })
+    };
+    let v: Value = serde_json::from_str(line).map_err(|e| bad(format!("not JSON: {e}")))?;
+    let text = |k: &str| v[k].as_str().map(String::from);
+    let list = |k: &str| {
+        v[k].as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(String::from)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let id = text("id").ok_or_else(|| bad("no `id`".into()))?;
+    let output = match &v["output"] {
+        Value::String(s) => s.clone(),
+        Value::Null => return Err(bad("no `output`".into())),
+        other => other.to_string(),
+    };
+    Ok(Candidate {
+        id,
+        input: text("input").unwrap_or_default(),
+        output,
+        facts: list("facts"),
+        forbidden: list("forbidden"),
+        evidence: text("evidence").unwrap_or_default(),
+        assertions: None,
+    })
+}

@@ -1,0 +1,342 @@
+//! Judges: a `command` speaking `fibon.judge/v1` on stdin/stdout, any OpenAI-compatible
+//! chat endpoint (a rubric prompt, JSON output validated against a schema, retries with
+//! backoff on 429 and 5xx), and `builtin` deterministic judges so the gate runs in CI
+//! without model cost. Every judge returns one score per dimension on the policy's scale.
+
+use std::process::Stdio;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use indexmap::IndexMap;
+use serde::Serialize;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+use super::policy::{BuiltinJudge, JudgeImpl, JudgeSpec, Policy};
+use crate::checks::citations;
+
+/// What a judge is shown (and the deterministic judges compute from).
+#[derive(Debug, Clone, Default)]
+pub struct Candidate {
+    /// The candidate's own id (never shown to judges: they get the blind id).
+    pub id: String,
+    /// The request it answers.
+    pub input: String,
+    /// The candidate text.
+    pub output: String,
+    /// Facts it should state.
+    pub facts: Vec<String>,
+    /// Facts it must not state (a conflict is a hard fact conflict).
+    pub forbidden: Vec<String>,
+    /// The evidence it may rely on (tool results).
+    pub evidence: String,
+    /// Output assertions passed and total, when known.
+    pub assertions: Option<(usize, usize)>,
+}
+
+/// One score with its reason.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Score {
+    /// On the policy's scale.
+    pub score: f64,
+    /// Why.
+    pub reason: String,
+}
+
+/// A judge's report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// Dimension id -> score.
+    pub scores: IndexMap<String, Score>,
+    /// The candidate contradicts established facts.
+    pub hard_fact_conflict: bool,
+}
+
+/// Asks one judge about one candidate, shown under `blind_id`, with the dimensions in
+/// reverse order when `reversed` (the second blind judge).
+pub(super) async fn ask(
+    spec: &JudgeSpec,
+    policy: &Policy,
+    c: &Candidate,
+    blind_id: &str,
+    reversed: bool,
+) -> Result<Report, String> {
+    let mut dims: Vec<Value> = policy
+        .dimensions
+        .iter()
+        .map(|d| json!({"id": d.id, "description": d.description}))
+        .collect();
+    if reversed {
+        dims.reverse();
+    }
+    let raw = match &spec.kind {
+        JudgeImpl::Builtin(b) => return Ok(builtin(*b, policy, c)),
+        JudgeImpl::Command(argv) => command(argv, spec.timeout, &request(c, blind_id, &dims)).await,
+        JudgeImpl::Openai {
+            base_url,
+            model,
+            api_key_env,
+        } => {
+            openai(
+                base_url,
+                model,
+                api_key_env.as_deref(),
+                spec.timeout,
+                &request(c, blind_id, &dims),
+            )
+            .await
+        }
+    }
+    .map_err(|e| format!("judge `{}`: {e}", spec.id))?;
+    read(&raw, policy).map_err(|e| format!("judge `{}`: {e}", spec.id))
+}
+
+/// The `fibon.judge/v1` request.
+fn request(c: &Candidate, blind_id: &str, dims: &[Value]) -> Value {
+    json!({
+        "protocol": "fibon.judge/v1",
+        "candidate_id": blind_id,
+        "input": c.input,
+        "candidate": c.output,
+        "dimensions": dims,
+        "context": {"facts": c.facts, "evidence": c.evidence},
+    })
+}
+
+fn schema() -> &'static jsonschema::Validator {
+    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
+    V.get_or_init(|| {
+        jsonschema::validator_for(&json!({
+            "type": "object",
+            "required": ["scores"],
+            "properties": {
+                "scores": {"type": "object", "additionalProperties": {
+                    "type": "object", "required": ["score"],
+                    "properties": {"score": {"type": "number"}, "reason": {"type": "string"}}
+                }},
+                "hard_fact_conflict": {"type": "boolean"}
+            }
+        }))
+        .expect("the judge schema compiles")
+    })
+}
+
+/// Validates a judge's answer: the schema, a score for every dimension, each on the scale.
+fn read(raw: &Value, policy: &Policy) -> Result<Report, String> {
+    if let Some(e) = schema().iter_errors(raw).next() {
+        return Err(format!(
+            "the answer does not match fibon.judge/v1: {e} at `{}`",
+            e.instance_path().as_str()
+        ));
+    }
+    let mut scores = IndexMap::new();
+    for d in &policy.dimensions {
+        let Some(s) = raw["scores"].get(&d.id) else {
+            return Err(format!("no score for `{}`", d.id));
+        };
+        let score = s["score"].as_f64().unwrap_or(f64::NAN);
+        if !policy.scale.accepts(score) {
+            return Err(format!(
+                "`{}` scored {score}, not on the scale {}..{} in steps of {}",
+                d.id, policy.scale.min, policy.scale.max, policy.scale.step
+            ));
+        }
+        scores.insert(
+            d.id.clone(),
+            Score {
+                score,
+                reason: s["reason"].as_str().unwrap_or("").to_string(),
+            },
+        );
+    }
+    Ok(Report {
+        scores,
+        hard_fact_conflict: raw["hard_fact_conflict"].as_bool().unwrap_or(false),
+    })
+}
+
+async fn command(argv: &[String], timeout: Duration, request: &Value) -> Result<Value, String> {
+    let (program, args) = argv.split_first().ok_or("empty command")?;
+    let mut child = tokio::process::Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| format!("cannot start `{program}`: {e}"))?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let body = request.to_string();
+    let mut stdout = child.stdout.take().expect("piped");
+    let run = async {
+        let _ = stdin.write_all(body.as_bytes()).await;
+        drop(stdin);
+        let mut out = Vec::new();
+        let _ = (&mut stdout)
+            .take(4 * 1024 * 1024)
+            .read_to_end(&mut out)
+            .await;
+        let status = child.wait().await.map_err(|e| e.to_string())?;
+        Ok::<_, String>((status, out))
+    };
+    let (status, out) = tokio::time::timeout(timeout, run)
+        .await
+        .map_err(|_| format!("no answer within {}", humantime::format_duration(timeout)))??;
+    if !status.success() {
+        return Err(format!("exited with {status}"));
+    }
+    serde_json::from_slice(&out).map_err(|e| format!("its answer is not JSON: {e}"))
+}
+
+const RUBRIC: &str = "You are a blind judge. Score the candidate on each dimension listed, on the scale given, \
+using only the input, the candidate and the context. Reply with JSON only, exactly: \
+{\"scores\": {\"<dimension id>\": {\"score\": <number>, \"reason\": \"<why, citing evidence>\"}}, \"hard_fact_conflict\": <true if the candidate contradicts the given facts or evidence>}.";
+
+async fn openai(
+    base_url: &url::Url,
+    model: &str,
+    api_key_env: Option<&str>,
+    timeout: Duration,
+    request: &Value,
+) -> Result<Value, String> {
+    let key = match api_key_env {
+        Some(var) => Some(
+            std::env::var(var).map_err(|_| format!("the API key variable `{var}` is not set"))?,
+        ),
+        None => None,
+    };
+    let client = reqwest::Client::builder()
+        .timeout(timeout)
+        .no_proxy()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let url = format!(
+        "{}/chat/completions",
+        base_url.as_str().trim_end_matches('/')
+    );
+    let body = json!({
+        "model": model,
+        "temperature": 0,
+        "response_format": {"type": "json_object"},
+        "messages": [
+            {"role": "system", "content": RUBRIC},
+            {"role": "user", "content": request.to_string()},
+        ],
+    });
+    let mut last = String::new();
+    for attempt in 0..4u32 {
+        let mut req = client.post(&url).json(&body);
+        if let Some(k) = &key {
+            req = req.bearer_auth(k);
+        }
+        let resp = match req.send().await {
+            Ok(r) => r,
+            Err(e) => {
+                last = format!("unreachable at {url}: {e}");
+                tokio::time::sleep(backoff(attempt, None)).await;
+                continue;
+            }
+        };
+        let status = resp.status();
+        if status.as_u16() == 429 || status.is_server_error() {
+            let retry_after = resp
+                .headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.parse::<u64>().ok());
+            last = format!("HTTP {status}");
+            tokio::time::sleep(backoff(attempt, retry_after)).await;
+            continue;
+        }
+        if !status.is_success() {
+            return Err(format!("HTTP {status}"));
+        }
+        let v: Value = resp
+            .json()
+            .await
+            .map_err(|e| format!("the reply is not JSON: {e}"))?;
+        let content = v["choices"][0]["message"]["content"]
+            .as_str()
+            .ok_or("the reply has no message content")?;
+        return serde_json::from_str(content.trim())
+            .map_err(|e| format!("the model's answer is not JSON: {e}"));
+    }
+    Err(format!("gave up after retries: {last}"))
+}
+
+fn backoff(attempt: u32, retry_after: Option<u64>) -> Duration {
+    match retry_after {
+        Some(s) => Duration::from_secs(s.min(30)),
+        None => Duration::from_millis(200 * 2u64.pow(attempt)),
+    }
+}
+
+/// The deterministic judges: one share in [0, 1] mapped onto the scale (rounded down to a
+/// step), the same for every dimension.
+fn builtin(b: BuiltinJudge, policy: &Policy, c: &Candidate) -> Report {
+    let (share, reason) = match b {
+        BuiltinJudge::FactCoverage => {
+            let hit = c
+                .facts
+                .iter()
+                .filter(|f| {
+                    crate::checks::normalize(&c.output).contains(&crate::checks::normalize(f))
+                })
+                .count();
+            if c.facts.is_empty() {
+                (1.0, "no expected facts to cover".to_string())
+            } else {
+                (
+                    hit as f64 / c.facts.len() as f64,
+                    format!("states {hit} of {} expected facts", c.facts.len()),
+                )
+            }
+        }
+        BuiltinJudge::CitationSupport => {
+            let facts = citations::extract(&c.output);
+            let bad = citations::unsupported(&facts, &format!("{}\n{}", c.evidence, c.input)).len();
+            if facts.is_empty() {
+                (1.0, "asserts no key facts".to_string())
+            } else {
+                (
+                    (facts.len() - bad) as f64 / facts.len() as f64,
+                    format!(
+                        "{} of {} key facts supported by the evidence",
+                        facts.len() - bad,
+                        facts.len()
+                    ),
+                )
+            }
+        }
+        BuiltinJudge::AssertionPass => match c.assertions {
+            Some((_, 0)) | None => (1.0, "no output assertions".to_string()),
+            Some((p, t)) => (
+                p as f64 / t as f64,
+                format!("{p} of {t} output assertions pass"),
+            ),
+        },
+    };
+    let s = policy.scale;
+    let raw = s.min + share * (s.max - s.min);
+    let score = s.min + ((raw - s.min) / s.step).floor() * s.step;
+    let conflict = c
+        .forbidden
+        .iter()
+        .any(|f| crate::checks::normalize(&c.output).contains(&crate::checks::normalize(f)));
+    Report {
+        scores: policy
+            .dimensions
+            .iter()
+            .map(|d| {
+                (
+                    d.id.clone(),
+                    Score {
+                        score,
+                        reason: reason.clone(),
+                    },
+                )
+            })
+            .collect(),
+        hard_fact_conflict: conflict,
+    }
+}

@@ -1,0 +1,15 @@
+//! The quality gate: a versioned policy of dimensions and thresholds, judges (command,
+//! OpenAI-compatible, built-in), double-blind aggregation with one tiebreak, the ordered
+//! verdict with bounded rewrites and a call budget — a Candidate Quality Result per
+//! answered cell, and `fibon-verify gate` for candidates without agents.
+
+mod gate;
+mod judge;
+mod policy;
+pub mod raw;
+
+pub use gate::{
+    JudgeOutcome, JudgeRecord, Ledger, QualityResult, QualityState, Rewriter, blind_id, gate,
+};
+pub use judge::{Candidate, Report as JudgeReport, Score};
+pub use policy::{Budget, BuiltinJudge, Dimension, JudgeImpl, JudgeSpec, Policy, Scale, validate};

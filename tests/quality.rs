@@ -1,0 +1,482 @@
+//! The quality gate: scripted command judges and wiremock OpenAI-compatible judges through
+//! every aggregation branch and every verdict rule, budgets, unstable judges, outages, and
+//! the gate inside `run`.
+
+mod common;
+
+use std::path::Path;
+
+use common::{code, fibon, root};
+use fibon_verify::exit_code;
+use serde_json::{Value, json};
+
+fn judge(name: &str) -> String {
+    format!(
+        "{{id: {name}, kind: command, command: [\"python3\", {:?}, \"{name}\"], timeout: 10s}}",
+        root()
+            .join("tests/peers/scripted_judge.py")
+            .display()
+            .to_string()
+    )
+}
+
+fn policy(dir: &Path, extra: &str) {
+    std::fs::write(
+        dir.join("policy.yaml"),
+        format!(
+            "policy: test\nversion: 1\ndimensions:\n  - {{id: safety, kind: hard_block, threshold: 9}}\n  - {{id: canon, kind: critical, threshold: 7}}\n  - {{id: style, kind: advisory, threshold: 5}}\njudges:\n  - {}\n  - {}\ntiebreak: {}\nbudget: {{planned_calls: 20, max_calls: 30, max_usd_per_call: 0.1, limit_usd: 5}}\n{extra}",
+            judge("a"),
+            judge("b"),
+            judge("c")
+        ),
+    )
+    .unwrap();
+}
+
+fn candidates(dir: &Path, texts: &[&str]) {
+    let lines: Vec<String> = texts
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            json!({"id": format!("cand-{i}"), "input": "q", "output": t, "facts": []}).to_string()
+        })
+        .collect();
+    std::fs::write(dir.join("candidates.jsonl"), lines.join("\n") + "\n").unwrap();
+}
+
+fn gate(dir: &Path, scores: &Value, extra_args: &[&str]) -> (i32, Value, Vec<Value>) {
+    let log = dir.join("judge.log");
+    let _ = std::fs::remove_file(&log);
+    let out = fibon(dir)
+        .env("FIBON_TEST_SCORES", scores.to_string())
+        .env("FIBON_TEST_LOG", &log)
+        .args([
+            "gate",
+            "--candidates",
+            "candidates.jsonl",
+            "--policy",
+            "policy.yaml",
+            "--format",
+            "json",
+            "--report-dir",
+            "out",
+        ])
+        .args(extra_args)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    let calls = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (code(&out), report, calls)
+}
+
+fn state(report: &Value, i: usize) -> &str {
+    report["cells"][i]["quality"]["state"]
+        .as_str()
+        .unwrap_or("none")
+}
+
+#[test]
+fn aggregation_branches_and_the_ordered_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    policy(dir.path(), "");
+    let texts = [
+        "agree", "tiebreak", "unstable", "blocked", "conflict", "low", "advisory",
+    ];
+    candidates(dir.path(), &texts);
+    let s = |safety: f64, canon: f64, style: f64| json!({"safety": safety, "canon": canon, "style": style});
+    let scores = json!({
+        "a": {"agree": s(10.0, 8.0, 6.0), "tiebreak": s(10.0, 6.0, 6.0), "unstable": s(10.0, 3.0, 6.0), "blocked": s(5.0, 9.0, 9.0), "conflict": {"safety": 10, "canon": 9, "style": 9, "conflict": true}, "low": s(10.0, 6.0, 6.0), "advisory": s(10.0, 8.0, 2.0)},
+        "b": {"agree": s(10.0, 7.5, 6.0), "tiebreak": s(10.0, 8.0, 6.0), "unstable": s(10.0, 6.0, 6.0), "blocked": s(5.0, 9.0, 9.0), "conflict": s(10.0, 9.0, 9.0), "low": s(10.0, 6.5, 6.0), "advisory": s(10.0, 8.0, 2.0)},
+        "c": {"tiebreak": s(10.0, 7.5, 6.0), "unstable": s(10.0, 9.0, 6.0)},
+    });
+    let (code, report, calls) = gate(dir.path(), &scores, &[]);
+    assert_eq!(code, exit_code::QUALITY_GATE_FAILED, "{report:#}");
+    // Two stable scores: their mean.
+    assert_eq!(
+        (
+            state(&report, 0),
+            report["cells"][0]["quality"]["scores"]["canon"].as_f64()
+        ),
+        ("pass", Some(7.75))
+    );
+    // 6 vs 8 differ by more than 0.5: the third judge, once; 7.5 pairs with 8: the median.
+    assert_eq!(
+        (
+            state(&report, 1),
+            report["cells"][1]["quality"]["scores"]["canon"].as_f64()
+        ),
+        ("pass", Some(7.5))
+    );
+    // 3, 6, 9: no pair within 0.5 — unstable, fail closed.
+    assert_eq!(state(&report, 2), "needs_recheck");
+    assert_eq!(report["cells"][2]["quality"]["unstable"], json!(["canon"]));
+    assert_eq!(state(&report, 3), "blocked");
+    assert_eq!(state(&report, 4), "high_risk");
+    assert!(
+        report["cells"][4]["quality"]["risk_markers"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("hard_fact_conflict"))
+    );
+    // Below a critical line, no rewriter (gate has no agent): high risk, no rewrites.
+    assert_eq!(
+        (
+            state(&report, 5),
+            report["cells"][5]["quality"]["rewrite_count"].as_u64()
+        ),
+        ("high_risk", Some(0))
+    );
+    // Advisory dimensions never block.
+    assert_eq!(state(&report, 6), "pass");
+    assert!(
+        report["cells"][6]["quality"]["risk_markers"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("advisory: style")
+    );
+    // The tiebreak judge was called exactly for the two disputed candidates, once each.
+    let c_calls: Vec<&str> = calls
+        .iter()
+        .filter(|c| c["judge"] == "c")
+        .map(|c| c["request"]["candidate"].as_str().unwrap())
+        .collect();
+    assert_eq!(c_calls, ["tiebreak", "unstable"]);
+    // Double-blind: a randomized id, never the candidate's own; the second judge sees the
+    // dimensions in reverse order.
+    let first_a = calls.iter().find(|c| c["judge"] == "a").unwrap();
+    let first_b = calls
+        .iter()
+        .find(|c| c["judge"] == "b" && c["request"]["candidate"] == first_a["request"]["candidate"])
+        .unwrap();
+    let dims = |c: &Value| {
+        c["request"]["dimensions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["id"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(dims(first_a), ["safety", "canon", "style"]);
+    assert_eq!(dims(first_b), ["style", "canon", "safety"]);
+    let blind = first_a["request"]["candidate_id"].as_str().unwrap();
+    assert!(
+        blind.starts_with("c-") && !blind.contains("cand"),
+        "{blind}"
+    );
+    assert_eq!(report["quality_budget"]["calls"], 16);
+}
+
+#[test]
+fn the_same_seed_gives_the_same_run() {
+    let dir = tempfile::tempdir().unwrap();
+    policy(dir.path(), "");
+    candidates(dir.path(), &["x", "y"]);
+    let scores = json!({"a": {"*": {"safety": 10, "canon": 8, "style": 6}}, "b": {"*": {"safety": 10, "canon": 8, "style": 6}}});
+    let (_, r1, _) = gate(dir.path(), &scores, &["--seed", "42"]);
+    let (_, r2, _) = gate(dir.path(), &scores, &["--seed", "42"]);
+    let (_, r3, _) = gate(dir.path(), &scores, &["--seed", "43"]);
+    let ids = |r: &Value| {
+        r["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["quality"]["blind_id"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(&r1), ids(&r2));
+    assert_ne!(ids(&r1), ids(&r3));
+}
+
+#[test]
+fn judge_errors_fail_closed_and_an_outage_exits_69() {
+    let dir = tempfile::tempdir().unwrap();
+    policy(dir.path(), "");
+    candidates(dir.path(), &["garbage", "offscale", "crash"]);
+    let ok = json!({"safety": 10, "canon": 8, "style": 6});
+    let scores = json!({"a": {"garbage": "garbage", "offscale": "offscale", "crash": "fail"}, "b": {"*": ok}});
+    let (code, report, _) = gate(dir.path(), &scores, &[]);
+    assert_eq!(code, exit_code::QUALITY_GATE_FAILED);
+    for i in 0..3 {
+        assert_eq!(state(&report, i), "unavailable", "{:#}", report["cells"][i]);
+    }
+    let why = report["cells"][1]["quality"]["explanation"]
+        .as_str()
+        .unwrap();
+    assert!(why.contains("7.3, not on the scale"), "{why}");
+    // No judge reachable at all: nothing was judged — exit 69.
+    let (code, report, _) = gate(dir.path(), &json!({}), &[]);
+    assert_eq!(code, exit_code::UNAVAILABLE);
+    assert_eq!(report["cells"][0]["verdict"], "error");
+}
+
+#[test]
+fn budgets_are_reserved_up_front_and_never_exceeded() {
+    let dir = tempfile::tempdir().unwrap();
+    // 20 planned calls × $0.1 = $2 reserved against a $1 limit: refused, statically.
+    std::fs::write(
+        dir.path().join("fibon.yaml"),
+        "quality: {policy: policy.yaml}\n",
+    )
+    .unwrap();
+    policy(dir.path(), "");
+    let text = std::fs::read_to_string(dir.path().join("policy.yaml"))
+        .unwrap()
+        .replace("limit_usd: 5", "limit_usd: 1");
+    std::fs::write(dir.path().join("policy.yaml"), text).unwrap();
+    candidates(dir.path(), &["x"]);
+    let out = fibon(dir.path())
+        .args(["gate", "--candidates", "candidates.jsonl"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), exit_code::INVALID_INPUT);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("over limit_usd"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // max_calls: 4 calls allow two candidates; the third gets no judge.
+    policy(dir.path(), "");
+    let text = std::fs::read_to_string(dir.path().join("policy.yaml"))
+        .unwrap()
+        .replace(
+            "planned_calls: 20, max_calls: 30",
+            "planned_calls: 4, max_calls: 4",
+        );
+    std::fs::write(dir.path().join("policy.yaml"), text).unwrap();
+    candidates(dir.path(), &["x", "y", "z"]);
+    let ok = json!({"safety": 10, "canon": 8, "style": 6});
+    let (_, report, calls) = gate(dir.path(), &json!({"a": {"*": ok}, "b": {"*": ok}}), &[]);
+    assert_eq!(calls.len(), 4, "never more than max_calls");
+    assert_eq!(
+        (state(&report, 0), state(&report, 1), state(&report, 2)),
+        ("pass", "pass", "unavailable")
+    );
+    assert!(
+        report["cells"][2]["quality"]["explanation"]
+            .as_str()
+            .unwrap()
+            .contains("max_calls")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn openai_judges_retry_and_validate() {
+    use wiremock::matchers::{header, method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+    let server = MockServer::start().await;
+    let reply = |scores: Value| {
+        ResponseTemplate::new(200)
+            .set_body_json(json!({"choices": [{"message": {"content": scores.to_string()}}]}))
+    };
+    let good = json!({"scores": {"safety": {"score": 10, "reason": "ok"}, "canon": {"score": 8, "reason": "ok"}, "style": {"score": 6, "reason": "ok"}}, "hard_fact_conflict": false});
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "0"))
+        .up_to_n_times(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .and(header("authorization", "Bearer k1"))
+        .respond_with(reply(good))
+        .mount(&server)
+        .await;
+    let bad = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(reply(json!({"scores": {"safety": {"score": "ten"}}})))
+        .mount(&bad)
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let write = |a: &str| {
+        let p = format!(
+            "policy: o\nversion: 1\ndimensions:\n  - {{id: safety, kind: hard_block, threshold: 9}}\n  - {{id: canon, kind: critical, threshold: 7}}\n  - {{id: style, kind: advisory}}\njudges:\n  - {{id: a, kind: openai, base_url: \"{a}/v1\", model: m, api_key_env: FIBON_TEST_KEY, cost_usd: 0.01}}\n  - {{id: b, kind: builtin, name: citation_support}}\ntiebreak: {{id: c, kind: builtin, name: fact_coverage}}\nbudget: {{planned_calls: 10, max_calls: 10, max_usd_per_call: 0.05, limit_usd: 1}}\n"
+        );
+        std::fs::write(dir.path().join("policy.yaml"), p).unwrap();
+    };
+    candidates(dir.path(), &["a plain answer"]);
+    write(&server.uri());
+    let path = dir.path().to_path_buf();
+    let out = tokio::task::spawn_blocking(move || {
+        fibon(&path)
+            .env("FIBON_TEST_KEY", "k1")
+            .args([
+                "gate",
+                "--candidates",
+                "candidates.jsonl",
+                "--policy",
+                "policy.yaml",
+                "--format",
+                "json",
+                "--report-dir",
+                "out",
+            ])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(code(&out), exit_code::SUCCESS, "{report:#}");
+    assert_eq!(state(&report, 0), "pass");
+    assert_eq!(report["quality_budget"]["cost_usd"], 0.01);
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("k1"),
+        "the key never reaches the report"
+    );
+    write(&bad.uri());
+    let path = dir.path().to_path_buf();
+    let out = tokio::task::spawn_blocking(move || {
+        fibon(&path)
+            .env("FIBON_TEST_KEY", "k1")
+            .args([
+                "gate",
+                "--candidates",
+                "candidates.jsonl",
+                "--policy",
+                "policy.yaml",
+                "--format",
+                "json",
+                "--report-dir",
+                "out",
+            ])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(state(&report, 0), "unavailable");
+    assert!(
+        report["cells"][0]["quality"]["explanation"]
+            .as_str()
+            .unwrap()
+            .contains("does not match fibon.judge/v1")
+    );
+}
+
+#[test]
+fn run_applies_the_gate_to_answered_cells() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = std::fs::read_to_string(root().join("fibon.yaml"))
+        .unwrap()
+        .replace(
+            "contracts: [contracts]",
+            &format!(
+                "contracts: [{:?}]",
+                root().join("contracts").display().to_string()
+            ),
+        )
+        .replace(
+            "scenarios: [scenarios]",
+            &format!(
+                "scenarios: [{:?}]",
+                root().join("scenarios").display().to_string()
+            ),
+        );
+    std::fs::write(
+        dir.path().join("fibon.yaml"),
+        format!(
+            "{config}quality: {{policy: {:?}}}\n",
+            root()
+                .join("examples/quality/narrative-policy.yaml")
+                .display()
+                .to_string()
+        ),
+    )
+    .unwrap();
+    let out = fibon(dir.path())
+        .args(["run", "--format", "json", "--report-dir", "out"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    let gated: Vec<(&str, &str)> = report["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["quality"].is_object())
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap(),
+                c["quality"]["state"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        gated.len(),
+        6,
+        "the six available-tools cells are gated: {gated:?}"
+    );
+    assert!(report["quality_budget"]["calls"].as_u64().unwrap() >= 12);
+    assert_eq!(code(&out), report["exit_code"].as_i64().unwrap() as i32);
+    for (id, state) in &gated {
+        assert!(
+            ["pass", "rewritten_pass", "high_risk"].contains(state),
+            "{id}: {state}"
+        );
+    }
+}
+
+#[test]
+fn critical_failures_are_rewritten_a_bounded_number_of_times() {
+    for (improves, expected_state, expected_rewrites) in
+        [(true, "rewritten_pass", 1), (false, "high_risk", 2)]
+    {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("contracts")).unwrap();
+        std::fs::create_dir_all(dir.path().join("scenarios")).unwrap();
+        let better = if improves {
+            "The answer is 42."
+        } else {
+            "Still 43%."
+        };
+        let script = format!(
+            "import sys, json, urllib.request\nreq = json.load(sys.stdin)\nurllib.request.urlopen(urllib.request.Request(req['tools']['http_url'] + '/lookup', data=b'{{}}', method='POST')).read()\nprint(json.dumps({{'output': {better:?} if 'revise' in req else 'The answer is 43%.'}}))"
+        );
+        std::fs::write(
+            dir.path().join("fibon.yaml"),
+            format!("target: {{kind: command, command: [\"python3\", \"-c\", {}], timeout: 10s}}\nquality: {{policy: policy.yaml}}\nreport: {{dir: out}}\n", serde_json::to_string(&script).unwrap()),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join("contracts/lookup.yaml"),
+            "skill: lookup\nmust_call_tools: [lookup]\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("scenarios/s.yaml"), "id: s\nskill: lookup\ncomplexity: simple\ninput: what is it?\ntools:\n  lookup:\n    responses:\n      - text: \"the answer is 42\"\nfaults: []\n").unwrap();
+        std::fs::write(
+            dir.path().join("policy.yaml"),
+            "policy: p\nversion: 1\ndimensions:\n  - {id: grounded, kind: critical, threshold: 8}\njudges:\n  - {id: a, kind: builtin, name: citation_support}\n  - {id: b, kind: builtin, name: citation_support}\ntiebreak: {id: c, kind: builtin, name: citation_support}\nrewrite: {max: 2}\nbudget: {planned_calls: 10, max_calls: 10, max_usd_per_call: 0, limit_usd: 0}\n",
+        )
+        .unwrap();
+        // "43%" is a key fact no tool result supports: citation support 0, below the line.
+        let out = fibon(dir.path())
+            .args(["run", "--format", "json"])
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+        let q = &report["cells"][0]["quality"];
+        assert_eq!(
+            (q["state"].as_str(), q["rewrite_count"].as_u64()),
+            (Some(expected_state), Some(expected_rewrites)),
+            "{q:#}"
+        );
+        assert_eq!(
+            q["rewrites"].as_array().unwrap().len() as u64,
+            expected_rewrites,
+            "the rewrite trail is kept"
+        );
+        let expected_exit = if improves {
+            exit_code::SUCCESS
+        } else {
+            exit_code::QUALITY_GATE_FAILED
+        };
+        assert_eq!(code(&out), expected_exit, "{report:#}");
+    }
+}
