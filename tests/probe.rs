@@ -345,6 +345,23 @@ fn init_drafts_contracts_that_check_accepts() {
         "drafts are valid contracts: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let out = fibon(dir.path())
+        .args([
+            "init",
+            "--from-skill",
+            "SKILL.md",
+            "--out",
+            "contracts/review.yaml",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        code(&out),
+        exit_code::SUCCESS,
+        "--out with a source: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::remove_file(dir.path().join("contracts/review.yaml")).unwrap();
     // No overwrite without --force; exactly one source.
     let out = fibon(dir.path())
         .args(["init", "--from-skill", "SKILL.md"])
@@ -352,6 +369,17 @@ fn init_drafts_contracts_that_check_accepts() {
         .unwrap();
     assert_eq!(code(&out), exit_code::USAGE);
     let out = fibon(dir.path()).args(["init"]).output().unwrap();
+    assert_eq!(code(&out), exit_code::USAGE);
+    let out = fibon(dir.path())
+        .args([
+            "init",
+            "--from-skill",
+            "SKILL.md",
+            "--from-mcp",
+            "everything",
+        ])
+        .output()
+        .unwrap();
     assert_eq!(code(&out), exit_code::USAGE);
     let out = fibon(dir.path())
         .args(["init", "--from-mcp", "nope"])

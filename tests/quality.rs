@@ -480,3 +480,244 @@ fn critical_failures_are_rewritten_a_bounded_number_of_times() {
         assert_eq!(code(&out), expected_exit, "{report:#}");
     }
 }
+
+/// An experiment: `n` samples over `works`, five classes; arm scores from `f(sample) ->
+/// (A, C)` for fidelity, style, tension (B = A).
+fn experiment(
+    dir: &Path,
+    n: usize,
+    works: usize,
+    f: impl Fn(usize) -> ([f64; 3], [f64; 3]),
+    tweak: impl Fn(usize, &mut Value),
+) -> std::path::PathBuf {
+    let classes = ["dialogue", "action", "reveal", "transition", "climax"];
+    let arm = |s: [f64; 3]| json!({"scores": {"entity_fidelity": s[0], "style_consistency": s[1], "narrative_tension": s[2]}});
+    let samples: Vec<Value> = (0..n)
+        .map(|i| {
+            let (a, c) = f(i);
+            let mut s = json!({"id": format!("s{i}"), "work": format!("w{}", i % works), "scenario_class": classes[i % 5], "new_character": i % 3 == 0, "arms": {"A": arm(a), "B": arm(a), "C": arm(c)}});
+            tweak(i, &mut s);
+            s
+        })
+        .collect();
+    let path = dir.join("experiment.json");
+    std::fs::write(
+        &path,
+        json!({"experiment": "replay", "scenario_classes": classes, "samples": samples})
+            .to_string(),
+    )
+    .unwrap();
+    path
+}
+
+fn run_experiment(dir: &Path, extra: &[&str]) -> (i32, Value) {
+    let out = fibon(dir)
+        .args([
+            "gate",
+            "--experiment",
+            "experiment.json",
+            "--format",
+            "json",
+            "--report-dir",
+            "out",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    (code(&out), report)
+}
+
+#[test]
+fn gate_a_and_gate_b_follow_their_ordered_rules() {
+    let dir = tempfile::tempdir().unwrap();
+    let states = |r: &Value| {
+        (
+            r["gate_a"]["state"].as_str().unwrap().to_string(),
+            r["gate_b"]["state"].as_str().unwrap().to_string(),
+            r["gate_b"]["rule"].as_u64().unwrap(),
+        )
+    };
+    // A real gain in fidelity, nothing lost: passed.
+    experiment(
+        dir.path(),
+        12,
+        2,
+        |_| ([6.0, 7.0, 7.0], [6.5, 7.0, 7.0]),
+        |_, _| {},
+    );
+    let (code, r) = run_experiment(dir.path(), &[]);
+    assert_eq!(
+        (code, states(&r)),
+        (exit_code::SUCCESS, ("passed".into(), "passed".into(), 5)),
+        "{r:#}"
+    );
+    // No gain.
+    experiment(
+        dir.path(),
+        12,
+        2,
+        |_| ([6.0, 7.0, 7.0], [6.0, 7.0, 7.0]),
+        |_, _| {},
+    );
+    assert_eq!(
+        states(&run_experiment(dir.path(), &[]).1),
+        ("passed".into(), "no_gain".into(), 6)
+    );
+    // A gain, but style regresses among new characters only: failed.
+    experiment(
+        dir.path(),
+        12,
+        2,
+        |i| {
+            (
+                [6.0, 7.0, 7.0],
+                [7.0, if i % 3 == 0 { 6.5 } else { 7.5 }, 7.0],
+            )
+        },
+        |_, _| {},
+    );
+    let (_, r) = run_experiment(dir.path(), &[]);
+    assert_eq!(states(&r), ("passed".into(), "failed".into(), 4));
+    assert!(
+        r["gate_b"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("new-character stratum"),
+        "{r:#}"
+    );
+    // One work only: Gate A passes the chain, Gate B lacks evidence.
+    experiment(
+        dir.path(),
+        12,
+        1,
+        |_| ([6.0, 7.0, 7.0], [7.0, 7.0, 7.0]),
+        |_, _| {},
+    );
+    let (_, r) = run_experiment(dir.path(), &[]);
+    assert_eq!(
+        states(&r),
+        ("passed".into(), "insufficient_evidence".into(), 3)
+    );
+    assert!(
+        r["confounders"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c.as_str().unwrap().starts_with("a single work"))
+    );
+    // Too few samples: Gate A already lacks evidence.
+    experiment(
+        dir.path(),
+        4,
+        2,
+        |_| ([6.0, 7.0, 7.0], [7.0, 7.0, 7.0]),
+        |_, _| {},
+    );
+    assert_eq!(
+        states(&run_experiment(dir.path(), &[]).1),
+        (
+            "insufficient_evidence".into(),
+            "insufficient_evidence".into(),
+            2
+        )
+    );
+    // Detector residue in arm C: Gate A fails at rule 3, and so does B.
+    experiment(
+        dir.path(),
+        12,
+        2,
+        |_| ([6.0, 7.0, 7.0], [7.0, 7.0, 7.0]),
+        |i, s| {
+            if i == 5 {
+                s["arms"]["C"]["detector_high_severity"] = json!(1);
+            }
+        },
+    );
+    let (_, r) = run_experiment(dir.path(), &[]);
+    assert_eq!(
+        (r["gate_a"]["state"].as_str(), r["gate_a"]["rule"].as_u64()),
+        (Some("failed"), Some(3))
+    );
+    // An anomaly (a future-leak audit finding) fails both at rule 1, and is a confounder.
+    experiment(
+        dir.path(),
+        12,
+        2,
+        |_| ([6.0, 7.0, 7.0], [7.0, 7.0, 7.0]),
+        |i, s| {
+            if i == 2 {
+                s["anomalies"] = json!(["future leak in the outline"]);
+            }
+        },
+    );
+    let (code, r) = run_experiment(dir.path(), &[]);
+    assert_eq!(
+        (code, states(&r)),
+        (
+            exit_code::QUALITY_GATE_FAILED,
+            ("failed".into(), "failed".into(), 1)
+        )
+    );
+    assert!(
+        r["confounders"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("future-leak findings: 1"))
+    );
+}
+
+#[test]
+fn experiment_arms_are_judged_blind() {
+    let dir = tempfile::tempdir().unwrap();
+    policy(dir.path(), "");
+    experiment(
+        dir.path(),
+        5,
+        1,
+        |_| ([0.0; 3], [0.0; 3]),
+        |i, s| {
+            for arm in ["A", "B", "C"] {
+                s["arms"][arm] = json!({"text": format!("sample {i} arm {arm} text")});
+            }
+        },
+    );
+    let ok = json!({"safety": 10, "canon": 8, "style": 6});
+    let log = dir.path().join("judge.log");
+    let out = fibon(dir.path())
+        .env(
+            "FIBON_TEST_SCORES",
+            json!({"a": {"*": ok}, "b": {"*": ok}}).to_string(),
+        )
+        .env("FIBON_TEST_LOG", &log)
+        .args([
+            "gate",
+            "--experiment",
+            "experiment.json",
+            "--policy",
+            "policy.yaml",
+            "--format",
+            "json",
+            "--report-dir",
+            "out",
+        ])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(report["scores"]["s0"]["C"]["canon"], 8.0, "{report:#}");
+    let calls: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(calls.len(), 5 * 3 * 2);
+    for c in &calls {
+        let id = c["request"]["candidate_id"].as_str().unwrap();
+        assert!(
+            id.starts_with("c-") && !id.contains("/A") && !id.contains("/C"),
+            "blind ids only: {id}"
+        );
+    }
+}

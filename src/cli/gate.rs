@@ -16,11 +16,16 @@ use crate::quality::{self, Candidate, Ledger};
 use crate::report::{Behavior, CellReport, Finding, Report, Verdict};
 
 #[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).multiple(false).args(["candidates", "experiment"])))]
 pub(crate) struct GateArgs {
     /// Candidates, JSONL: `{"id", "input", "output", "facts"}` per line (also `forbidden`,
     /// `evidence`).
     #[arg(long, value_name = "FILE")]
-    candidates: PathBuf,
+    candidates: Option<PathBuf>,
+
+    /// An offline arm experiment (YAML or JSON): Gate A, then Gate B, over arms A/B/C.
+    #[arg(long, value_name = "FILE")]
+    experiment: Option<PathBuf>,
 
     /// The quality policy [default: quality.policy of --config]
     #[arg(long, value_name = "FILE")]
@@ -40,6 +45,9 @@ pub(crate) struct GateArgs {
 }
 
 pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedError> {
+    if let Some(path) = &args.experiment {
+        return experiment(globals, &args, path);
+    }
     let loaded = match &args.policy {
         Some(p) => {
             if !p.is_file() {
@@ -79,8 +87,12 @@ pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedErro
         );
         return Ok(exit_code::INVALID_INPUT);
     }
-    let file = std::fs::File::open(&args.candidates).map_err(|_| ExpectedError::PathNotFound {
-        path: args.candidates.clone(),
+    let candidates_path = args
+        .candidates
+        .clone()
+        .expect("clap requires --candidates or --experiment");
+    let file = std::fs::File::open(&candidates_path).map_err(|_| ExpectedError::PathNotFound {
+        path: candidates_path.clone(),
     })?;
     let mut parsed: Vec<Result<Candidate, Box<CellReport>>> = Vec::new();
     for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
@@ -217,4 +229,85 @@ fn candidate(line_no: usize, line: &str) -> Result<Candidate, Box<CellReport>> {
         evidence: text("evidence").unwrap_or_default(),
         assertions: None,
     })
+}
+
+/// `gate --experiment`: Gate A, then Gate B.
+fn experiment(
+    globals: &Globals,
+    args: &GateArgs,
+    path: &std::path::Path,
+) -> Result<i32, ExpectedError> {
+    let text = std::fs::read_to_string(path).map_err(|_| ExpectedError::PathNotFound {
+        path: path.to_path_buf(),
+    })?;
+    let exp: quality::experiment::Experiment = match serde_yaml::from_str(&text) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: {}: not an experiment file: {e}", path.display());
+            return Ok(exit_code::INVALID_INPUT);
+        }
+    };
+    let policy = match &args.policy {
+        Some(p) => {
+            let loaded = crate::project::load_paths(std::slice::from_ref(p));
+            if loaded.has_errors() {
+                for d in loaded.diagnostics.iter().filter(|d| d.is_error()) {
+                    eprint!("{}", crate::diag::render_human(d, globals.color, 100));
+                }
+                return Ok(exit_code::INVALID_INPUT);
+            }
+            loaded.project.policy
+        }
+        None => None,
+    };
+    let ledger = Ledger::default();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let report = match runtime.block_on(quality::experiment::evaluate(
+        &exp,
+        policy.as_ref(),
+        &ledger,
+        args.seed,
+    )) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {}: {e}", path.display());
+            return Ok(exit_code::INVALID_INPUT);
+        }
+    };
+    let json = serde_json::to_string_pretty(&report).expect("serializes");
+    crate::report::write_atomic(&args.report_dir.join("experiment.json"), json.as_bytes())?;
+    eprintln!(
+        "experiment `{}`: {} samples ({} valid) from {} work(s)",
+        report.experiment,
+        report.samples,
+        report.valid_samples,
+        report.works.len()
+    );
+    eprintln!(
+        "Gate A: {:?} (rule {}) — {}",
+        report.gate_a.state, report.gate_a.rule, report.gate_a.reason
+    );
+    eprintln!(
+        "Gate B: {:?} (rule {}) — {}",
+        report.gate_b.state, report.gate_b.rule, report.gate_b.reason
+    );
+    for c in &report.confounders {
+        eprintln!("  confounder: {c}");
+    }
+    eprintln!(
+        "report: {}",
+        args.report_dir.join("experiment.json").display()
+    );
+    if args.format == Format::Json {
+        println!("{json}");
+    }
+    Ok(
+        if report.gate_b.state == quality::experiment::GateState::Passed {
+            exit_code::SUCCESS
+        } else {
+            exit_code::QUALITY_GATE_FAILED
+        },
+    )
 }

@@ -11,14 +11,14 @@ use crate::probe::draft;
 use crate::project;
 
 #[derive(Debug, clap::Args)]
-#[group(id = "from", required = true, multiple = false)]
+#[command(group(clap::ArgGroup::new("from").required(true).multiple(false).args(["from_mcp", "from_skill"])))]
 pub(crate) struct InitArgs {
     /// Draft from the tools of this MCP server (a name in `platform.mcp_servers`).
-    #[arg(long, value_name = "SERVER", group = "from")]
+    #[arg(long, value_name = "SERVER")]
     from_mcp: Option<String>,
 
     /// Draft from an Agent Skill's SKILL.md (frontmatter: name, description, allowed-tools).
-    #[arg(long, value_name = "SKILL.md", group = "from")]
+    #[arg(long, value_name = "SKILL.md")]
     from_skill: Option<PathBuf>,
 
     /// Where to write the draft [default: contracts/SKILL.yaml]

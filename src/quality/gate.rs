@@ -163,7 +163,7 @@ async fn call(
 }
 
 /// Scores one candidate once: blind pair, tiebreak where needed.
-async fn score(
+pub(crate) async fn score(
     policy: &Policy,
     ledger: &Ledger,
     c: &Candidate,

@@ -3,6 +3,7 @@
 //! verdict with bounded rewrites and a call budget — a Candidate Quality Result per
 //! answered cell, and `fibon-verify gate` for candidates without agents.
 
+pub mod experiment;
 mod gate;
 mod judge;
 mod policy;

@@ -1,0 +1,464 @@
+//! Gate A and Gate B for offline arm experiments (quality-gate-design.txt §10.1): samples,
+//! each with arms A/B/C, judged blind (arm texts under randomized ids, through the
+//! policy's judges) or given as scores, then the ordered rules — the first that applies
+//! decides — to the terminal states `failed`, `insufficient_evidence`, `passed`,
+//! `no_gain`, with the confounders listed.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use super::{Candidate, Ledger, Policy, blind_id, gate};
+
+/// The experiment file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Experiment {
+    /// Its name.
+    pub experiment: String,
+    /// The pre-registered scenario classes every run must cover (default: five).
+    #[serde(default)]
+    pub scenario_classes: Vec<String>,
+    /// Dimension ids (defaults: §10.1's five).
+    #[serde(default)]
+    pub dimensions: Dimensions,
+    /// The samples.
+    pub samples: Vec<Sample>,
+}
+
+/// Which dimension plays which role.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dimensions {
+    /// Setting and entity fidelity (the gain Gate B looks for).
+    pub fidelity: String,
+    /// Style consistency (must not regress).
+    pub style: String,
+    /// Narrative tension (must not regress).
+    pub tension: String,
+}
+
+impl Default for Dimensions {
+    fn default() -> Self {
+        Dimensions {
+            fidelity: "entity_fidelity".into(),
+            style: "style_consistency".into(),
+            tension: "narrative_tension".into(),
+        }
+    }
+}
+
+/// One sample.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sample {
+    /// Its id.
+    pub id: String,
+    /// The work it comes from.
+    pub work: String,
+    /// Its scenario class.
+    pub scenario_class: String,
+    /// Whether it introduces a new character (a stratum of its own).
+    #[serde(default)]
+    pub new_character: bool,
+    /// Whether that new character has no card (a confounder).
+    #[serde(default)]
+    pub new_character_without_card: bool,
+    /// Anomalies recorded for it: missing calls, schema, hash, freeze, authorization,
+    /// future-leak audit, model receipt. Any one fails the gate.
+    #[serde(default)]
+    pub anomalies: Vec<String>,
+    /// Whether the sample is valid (excluded samples are counted but not used).
+    #[serde(default = "yes")]
+    pub valid: bool,
+    /// Facts and evidence shown to the judges.
+    #[serde(default)]
+    pub facts: Vec<String>,
+    /// Evidence shown to the judges.
+    #[serde(default)]
+    pub evidence: String,
+    /// Arms A, B, C.
+    pub arms: BTreeMap<String, Arm>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// One arm of a sample.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Arm {
+    /// The text, judged blind by the policy's judges; or
+    pub text: Option<String>,
+    /// scores already judged.
+    pub scores: Option<IndexMap<String, f64>>,
+    /// Share of the outline's hard constraints met (1.0 = all).
+    #[serde(default = "one")]
+    pub hard_constraint_coverage: f64,
+    /// High-severity residue the semantic detector left.
+    #[serde(default)]
+    pub detector_high_severity: u32,
+    /// Detector false positives found on review (a confounder).
+    #[serde(default)]
+    pub detector_false_positives: u32,
+    /// Detector false negatives found on review (a confounder).
+    #[serde(default)]
+    pub detector_false_negatives: u32,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// A terminal state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GateState {
+    /// A rule failed.
+    Failed,
+    /// Not enough evidence to decide.
+    InsufficientEvidence,
+    /// Passed.
+    Passed,
+    /// Ran cleanly; no gain shown.
+    NoGain,
+}
+
+/// One gate's decision: the state and the rule that decided it.
+#[derive(Debug, Clone, Serialize)]
+pub struct GateDecision {
+    /// The state.
+    pub state: GateState,
+    /// The number of the rule that decided.
+    pub rule: u32,
+    /// Why.
+    pub reason: String,
+}
+
+/// The C−A delta of one dimension.
+#[derive(Debug, Clone, Serialize)]
+pub struct Delta {
+    /// Mean of C − A over valid samples.
+    pub mean: f64,
+    /// Share of valid samples where C − A > 0.
+    pub share_positive: f64,
+}
+
+/// The experiment's report (`fibon.experiment/v1`).
+#[derive(Debug, Clone, Serialize)]
+pub struct ExperimentReport {
+    /// `fibon.experiment/v1`.
+    pub schema: &'static str,
+    /// The experiment.
+    pub experiment: String,
+    /// Gate A.
+    pub gate_a: GateDecision,
+    /// Gate B.
+    pub gate_b: GateDecision,
+    /// Samples, valid samples, works.
+    pub samples: usize,
+    /// Valid samples.
+    pub valid_samples: usize,
+    /// Valid samples per work.
+    pub works: BTreeMap<String, usize>,
+    /// Valid samples per scenario class.
+    pub scenario_classes: BTreeMap<String, usize>,
+    /// C − A per dimension, overall.
+    pub deltas: BTreeMap<String, Delta>,
+    /// The confounders, listed.
+    pub confounders: Vec<String>,
+    /// The final scores used, per sample and arm (arm names revealed after judging).
+    pub scores: BTreeMap<String, BTreeMap<String, IndexMap<String, f64>>>,
+}
+
+/// Judges the arms given as text (blind, through the policy) and applies Gate A, then B.
+pub async fn evaluate(
+    exp: &Experiment,
+    policy: Option<&Policy>,
+    ledger: &Ledger,
+    seed: u64,
+) -> Result<ExperimentReport, String> {
+    let classes: Vec<String> = if exp.scenario_classes.is_empty() {
+        return Err("the experiment must pre-register its `scenario_classes`".into());
+    } else {
+        exp.scenario_classes.clone()
+    };
+    let mut anomalies: Vec<String> = Vec::new();
+    let mut scores: BTreeMap<String, BTreeMap<String, IndexMap<String, f64>>> = BTreeMap::new();
+    let mut unstable_judging = 0usize;
+    for s in &exp.samples {
+        for a in &s.anomalies {
+            anomalies.push(format!("{}: {a}", s.id));
+        }
+        for arm in ["A", "B", "C"] {
+            if !s.arms.contains_key(arm) {
+                anomalies.push(format!("{}: arm {arm} is missing", s.id));
+            }
+        }
+        for (name, arm) in &s.arms {
+            let final_scores = match (&arm.scores, &arm.text, policy) {
+                (Some(sc), _, _) => sc.clone(),
+                (None, Some(text), Some(policy)) => {
+                    // Blind: the judges see a randomized id, never the arm's name.
+                    let c = Candidate {
+                        id: format!("{}/{name}", s.id),
+                        input: String::new(),
+                        output: text.clone(),
+                        facts: s.facts.clone(),
+                        forbidden: Vec::new(),
+                        evidence: s.evidence.clone(),
+                        assertions: None,
+                    };
+                    let blind = blind_id(seed, &c.id);
+                    let (finals, _, unstable, error, _) =
+                        gate::score(policy, ledger, &c, &blind).await;
+                    if let Some(e) = error {
+                        anomalies.push(format!("{}: judge error: {e}", s.id));
+                    }
+                    if !unstable.is_empty() {
+                        unstable_judging += 1;
+                        anomalies.push(format!(
+                            "{}: judge instability on {}",
+                            s.id,
+                            unstable.join(", ")
+                        ));
+                    }
+                    finals
+                }
+                (None, Some(_), None) => {
+                    return Err(format!(
+                        "sample `{}` arm {name} has text but no policy was given to judge it (--policy)",
+                        s.id
+                    ));
+                }
+                (None, None, _) => {
+                    return Err(format!(
+                        "sample `{}` arm {name} has neither `text` nor `scores`",
+                        s.id
+                    ));
+                }
+            };
+            scores
+                .entry(s.id.clone())
+                .or_default()
+                .insert(name.clone(), final_scores);
+        }
+    }
+    let valid: Vec<&Sample> = exp.samples.iter().filter(|s| s.valid).collect();
+    let mut works: BTreeMap<String, usize> = BTreeMap::new();
+    let mut by_class: BTreeMap<String, usize> = BTreeMap::new();
+    for s in &valid {
+        *works.entry(s.work.clone()).or_default() += 1;
+        *by_class.entry(s.scenario_class.clone()).or_default() += 1;
+    }
+    let covered: BTreeSet<&String> = by_class.keys().collect();
+    let missing_classes: Vec<&String> = classes.iter().filter(|c| !covered.contains(c)).collect();
+    let c_residue = valid.iter().any(|s| {
+        s.arms
+            .get("C")
+            .is_some_and(|c| c.detector_high_severity > 0 || c.hard_constraint_coverage < 1.0)
+    });
+    let d = &exp.dimensions;
+    let delta = |samples: &[&Sample], dim: &str| -> Option<Delta> {
+        let diffs: Vec<f64> = samples
+            .iter()
+            .filter_map(|s| {
+                let arms = scores.get(&s.id)?;
+                Some(arms.get("C")?.get(dim)? - arms.get("A")?.get(dim)?)
+            })
+            .collect();
+        (!diffs.is_empty()).then(|| Delta {
+            mean: diffs.iter().sum::<f64>() / diffs.len() as f64,
+            share_positive: diffs.iter().filter(|x| **x > 0.0).count() as f64 / diffs.len() as f64,
+        })
+    };
+    let mut deltas = BTreeMap::new();
+    for dim in [&d.fidelity, &d.style, &d.tension] {
+        if let Some(x) = delta(&valid, dim) {
+            deltas.insert(dim.clone(), x);
+        }
+    }
+    let new_chars: Vec<&Sample> = valid.iter().copied().filter(|s| s.new_character).collect();
+    let regressed = [&d.style, &d.tension].iter().find_map(|dim| {
+        let overall = deltas.get(*dim).is_some_and(|x| x.mean < 0.0);
+        let stratum = !new_chars.is_empty() && delta(&new_chars, dim).is_some_and(|x| x.mean < 0.0);
+        (overall || stratum).then(|| {
+            format!(
+                "C−A {dim} regresses{}",
+                if stratum && !overall {
+                    " in the new-character stratum"
+                } else {
+                    ""
+                }
+            )
+        })
+    });
+
+    // Gate A: the chain runs.
+    let gate_a = if !anomalies.is_empty() {
+        GateDecision {
+            state: GateState::Failed,
+            rule: 1,
+            reason: format!("anomalies: {}", anomalies.join("; ")),
+        }
+    } else if valid.len() < 5 || !missing_classes.is_empty() {
+        GateDecision {
+            state: GateState::InsufficientEvidence,
+            rule: 2,
+            reason: format!(
+                "{} valid samples (need 5); classes not covered: {missing_classes:?}",
+                valid.len()
+            ),
+        }
+    } else if c_residue {
+        GateDecision {
+            state: GateState::Failed,
+            rule: 3,
+            reason:
+                "arm C has high-severity detector residue or hard-constraint coverage below 100%"
+                    .into(),
+        }
+    } else {
+        GateDecision {
+            state: GateState::Passed,
+            rule: 4,
+            reason: "the chain runs (this does not pass the prose layer)".into(),
+        }
+    };
+    // Gate B: the prose layer, formally.
+    let thin_work = works.iter().find(|(_, n)| **n < 5);
+    let gate_b = if !anomalies.is_empty() {
+        GateDecision {
+            state: GateState::Failed,
+            rule: 1,
+            reason: "anomalies in the run (see Gate A)".into(),
+        }
+    } else if gate_a.state == GateState::Failed {
+        GateDecision {
+            state: GateState::Failed,
+            rule: 2,
+            reason: "Gate A failed".into(),
+        }
+    } else if gate_a.state == GateState::InsufficientEvidence {
+        GateDecision {
+            state: GateState::InsufficientEvidence,
+            rule: 2,
+            reason: "Gate A has insufficient evidence".into(),
+        }
+    } else if works.len() < 2
+        || thin_work.is_some()
+        || valid.len() < 10
+        || !missing_classes.is_empty()
+    {
+        GateDecision {
+            state: GateState::InsufficientEvidence,
+            rule: 3,
+            reason: format!(
+                "{} works (need 2), {} valid samples (need 10){}",
+                works.len(),
+                valid.len(),
+                thin_work
+                    .map(|(w, n)| format!(", work `{w}` has {n} (need 5)"))
+                    .unwrap_or_default()
+            ),
+        }
+    } else if c_residue || regressed.is_some() {
+        GateDecision {
+            state: GateState::Failed,
+            rule: 4,
+            reason: regressed.unwrap_or_else(|| {
+                "arm C has detector residue or hard-constraint coverage below 100%".into()
+            }),
+        }
+    } else if deltas
+        .get(&d.fidelity)
+        .is_some_and(|x| x.mean >= 0.25 && x.share_positive >= 0.6)
+    {
+        let x = &deltas[&d.fidelity];
+        GateDecision {
+            state: GateState::Passed,
+            rule: 5,
+            reason: format!(
+                "C−A {} +{:.2} on average, positive in {:.0}% of samples",
+                d.fidelity,
+                x.mean,
+                x.share_positive * 100.0
+            ),
+        }
+    } else {
+        let x = deltas.get(&d.fidelity);
+        GateDecision {
+            state: GateState::NoGain,
+            rule: 6,
+            reason: format!(
+                "C−A {}: {}",
+                d.fidelity,
+                x.map_or("no scores".into(), |x| format!(
+                    "{:+.2} on average, positive in {:.0}%",
+                    x.mean,
+                    x.share_positive * 100.0
+                ))
+            ),
+        }
+    };
+    let mut confounders = Vec::new();
+    let fp: u32 = exp
+        .samples
+        .iter()
+        .flat_map(|s| s.arms.values())
+        .map(|a| a.detector_false_positives)
+        .sum();
+    let fneg: u32 = exp
+        .samples
+        .iter()
+        .flat_map(|s| s.arms.values())
+        .map(|a| a.detector_false_negatives)
+        .sum();
+    confounders.push(format!(
+        "detector false positives: {fp}, false negatives: {fneg}"
+    ));
+    let leaks = exp
+        .samples
+        .iter()
+        .filter(|s| s.anomalies.iter().any(|a| a.contains("leak")))
+        .count();
+    confounders.push(format!("future-leak findings: {leaks}"));
+    confounders.push(format!("judge instability: {unstable_judging} sample(s)"));
+    confounders.push(format!(
+        "new characters without a card: {}",
+        exp.samples
+            .iter()
+            .filter(|s| s.new_character_without_card)
+            .count()
+    ));
+    if let Some((class, n)) = by_class.iter().max_by_key(|(_, n)| **n)
+        && valid.len() >= 2
+        && *n * 2 > valid.len()
+    {
+        confounders.push(format!(
+            "scene selection bias: {n} of {} valid samples are `{class}`",
+            valid.len()
+        ));
+    } else {
+        confounders
+            .push("scene selection bias: none detected (no class over half the samples)".into());
+    }
+    if works.len() < 2 {
+        confounders.push("a single work: no general conclusion may be drawn".into());
+    }
+    Ok(ExperimentReport {
+        schema: "fibon.experiment/v1",
+        experiment: exp.experiment.clone(),
+        gate_a,
+        gate_b,
+        samples: exp.samples.len(),
+        valid_samples: valid.len(),
+        works,
+        scenario_classes: by_class,
+        deltas,
+        confounders,
+        scores,
+    })
+}
