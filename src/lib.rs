@@ -19,6 +19,7 @@ pub mod diag;
 pub mod errors;
 pub mod exit_code;
 pub mod gateway;
+pub mod history;
 pub mod matrix;
 
 pub mod mcp;
@@ -26,6 +27,7 @@ pub mod probe;
 pub mod project;
 pub mod quality;
 pub mod report;
+pub mod sample;
 pub mod scenario;
 pub mod schema;
 pub mod source;

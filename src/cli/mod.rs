@@ -2,12 +2,14 @@
 //! exit code. Usage errors exit 64 (not clap's 2, which here means "contract violation").
 
 mod agent;
+mod audit;
 mod check;
 mod gate;
 mod gateway;
 mod init;
 mod probe;
 mod run;
+mod sample;
 mod schema;
 
 use std::io::{IsTerminal, Write};
@@ -47,6 +49,10 @@ enum Command {
     Run(run::RunArgs),
     /// Validate contracts, scenarios and the config; report every problem in every file.
     Check(check::CheckArgs),
+    /// Replay a seeded sample of recorded conversations; flag Skills whose decisions change.
+    Sample(sample::SampleArgs),
+    /// Check recorded conversations (History JSONL or OTLP JSON) against the contracts.
+    Audit(audit::AuditArgs),
     /// Apply the quality gate to candidates (JSONL) without running agents.
     Gate(gate::GateArgs),
     /// Check the target platform for each Skill's capabilities and pin its tools in fibon.lock.
@@ -119,6 +125,8 @@ pub fn main_impl() -> i32 {
         Command::Gateway(args) => gateway::run(&globals, args),
         Command::Probe(args) => probe::run(&globals, args),
         Command::Gate(args) => gate::run(&globals, args),
+        Command::Audit(args) => audit::run(&globals, args),
+        Command::Sample(args) => sample::run(&globals, args),
         Command::Init(args) => init::run(&globals, args),
         Command::Schema(args) => schema::run(args),
     };
@@ -142,7 +150,7 @@ pub fn main_impl() -> i32 {
 /// them and returns `None` (the caller exits 65).
 pub(crate) fn load_valid_project(
     globals: &Globals,
-) -> Result<Option<(crate::config::Config, Vec<crate::contract::Contract>)>, ExpectedError> {
+) -> Result<Option<(crate::config::Config, crate::project::Project)>, ExpectedError> {
     if !globals.config.is_file() {
         return Err(ExpectedError::ConfigNotFound {
             path: globals.config.clone(),
@@ -167,8 +175,9 @@ pub(crate) fn load_valid_project(
     let config = loaded
         .project
         .config
+        .clone()
         .expect("a valid project has its config");
-    Ok(Some((config, loaded.project.contracts)))
+    Ok(Some((config, loaded.project)))
 }
 
 #[cfg(test)]

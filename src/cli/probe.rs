@@ -40,7 +40,7 @@ pub(crate) struct ProbeArgs {
 }
 
 pub(crate) fn run(globals: &Globals, args: ProbeArgs) -> Result<i32, ExpectedError> {
-    let Some((config, contracts)) = super::load_valid_project(globals)? else {
+    let Some((config, project)) = super::load_valid_project(globals)? else {
         return Ok(exit_code::INVALID_INPUT);
     };
     let lock_path = args.lock.unwrap_or_else(|| {
@@ -61,7 +61,7 @@ pub(crate) fn run(globals: &Globals, args: ProbeArgs) -> Result<i32, ExpectedErr
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let report = runtime.block_on(probe::probe(&config, &contracts, &options));
+    let report = runtime.block_on(probe::probe(&config, &project.contracts, &options));
     let mut stderr = std::io::stderr().lock();
     if globals.github {
         for line in probe::report::render_github(&report) {

@@ -298,6 +298,23 @@ impl Session {
                     Some(Body::Json(v)) => Outcome::Result(
                         json!({"content": [{"type": "text", "text": v.to_string()}], "isError": false}),
                     ),
+                    Some(Body::Error { code, message }) => {
+                        let status = match code.parse::<FaultKind>() {
+                            Ok(FaultKind::ToolNotFound) => Status::NotFound,
+                            Ok(FaultKind::PermissionDenied) => Status::PermissionDenied,
+                            Ok(FaultKind::Timeout) => Status::Timeout,
+                            Ok(FaultKind::ServerDown) => Status::ServerDown,
+                            Ok(FaultKind::EmptyResult) => {
+                                return Outcome::Result(json!({"content": [], "isError": false}));
+                            }
+                            _ => {
+                                return Outcome::Result(
+                                    json!({"content": [{"type": "text", "text": message}], "isError": true}),
+                                );
+                            }
+                        };
+                        failed(status, message.clone())
+                    }
                     None => failed(
                         Status::FixtureMiss,
                         format!("no fixture response of {tool} matches the arguments {arguments}"),

@@ -11,7 +11,7 @@ use std::fmt;
 use serde::Serialize;
 
 pub use plan::{Filters, Shard, plan};
-pub use replay::{replay, replay_line};
+pub use replay::{check_conversation, check_item, replay};
 pub use runner::{RunOptions, run_cells};
 
 use crate::contract::FaultKind;

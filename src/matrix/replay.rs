@@ -4,7 +4,6 @@
 //! gateway's trace, a recorded tool error on a required tool for the fault. Lines that do
 //! not parse, or name an unknown skill, are `error` cells naming the line: fail closed.
 
-use std::io::BufRead;
 use std::path::Path;
 
 use indexmap::IndexMap;
@@ -14,27 +13,35 @@ use crate::checks::refusal::Lexicon;
 use crate::checks::{CellInput, evaluate};
 use crate::contract::FaultKind;
 use crate::gateway::{Status, TraceEvent, result_text};
+use crate::history::{Conversation, Item};
 use crate::project::Project;
 use crate::report::{Behavior, CellReport, Finding, Verdict};
 use crate::scenario::{Complexity, Scenario};
 use crate::target::{Invocation, Response};
 
-/// Checks every conversation of a History file against the project's contracts.
+/// Checks every conversation of a history (History JSONL or OTLP JSON).
 pub fn replay(
     project: &Project,
     history: &Path,
     lexicon: &Lexicon,
 ) -> std::io::Result<Vec<CellReport>> {
-    let file = std::fs::File::open(history)?;
     let mut cells = Vec::new();
-    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        cells.push(replay_line(project, i + 1, &line, lexicon));
-    }
+    crate::history::stream(history, |item, _| {
+        cells.push(check_item(project, item, lexicon))
+    })?;
     Ok(cells)
+}
+
+/// One history item as a cell.
+pub fn check_item(project: &Project, item: Item, lexicon: &Lexicon) -> CellReport {
+    match item {
+        Item::Conversation(c) => check_conversation(project, &c, lexicon),
+        Item::Bad { line, reason } => error_cell(
+            format!("line-{line}"),
+            String::new(),
+            Finding::error("history_parse", format!("line {line}: {reason}")),
+        ),
+    }
 }
 
 fn error_cell(id: String, skill: String, finding: Finding) -> CellReport {
@@ -61,39 +68,20 @@ fn error_cell(id: String, skill: String, finding: Finding) -> CellReport {
     }
 }
 
-/// One History line as a cell.
-pub fn replay_line(project: &Project, line_no: usize, line: &str, lexicon: &Lexicon) -> CellReport {
-    let conv: Value = match serde_json::from_str(line) {
-        Ok(v @ Value::Object(_)) => v,
-        Ok(_) => {
-            return error_cell(
-                format!("line-{line_no}"),
-                String::new(),
-                Finding::error(
-                    "history_parse",
-                    format!("line {line_no}: a conversation is a JSON object"),
-                ),
-            );
-        }
-        Err(e) => {
-            return error_cell(
-                format!("line-{line_no}"),
-                String::new(),
-                Finding::error("history_parse", format!("line {line_no}: not JSON: {e}")),
-            );
-        }
-    };
-    let id = conv["id"]
-        .as_str()
-        .map_or_else(|| format!("line-{line_no}"), String::from);
-    let skill = conv["skill"].as_str().unwrap_or_default().to_string();
+/// One recorded conversation, checked against its contract.
+pub fn check_conversation(project: &Project, conv: &Conversation, lexicon: &Lexicon) -> CellReport {
+    let id = conv.id.clone();
+    let skill = conv.skill.clone();
     let Some(contract) = project.contracts.iter().find(|c| c.skill == skill) else {
         return error_cell(
             id,
             skill.clone(),
             Finding::error(
                 "history_parse",
-                format!("line {line_no}: no contract for skill `{skill}`"),
+                format!(
+                    "conversation `{}`: no contract for skill `{skill}`",
+                    conv.id
+                ),
             ),
         );
     };
@@ -104,10 +92,10 @@ pub fn replay_line(project: &Project, line_no: usize, line: &str, lexicon: &Lexi
     };
     let mut trace = Vec::new();
     let mut fault: Option<(FaultKind, String)> = None;
-    for (i, call) in conv["trace"].as_array().into_iter().flatten().enumerate() {
-        let tool = call["tool"].as_str().unwrap_or_default().to_string();
-        let (status, text, kind, error) = match (call.get("result"), call.get("error")) {
-            (_, Some(e)) if !e.is_null() => {
+    for (i, call) in conv.trace.iter().enumerate() {
+        let tool = call.tool.clone();
+        let (status, text, kind, error) = match (&call.result, &call.error) {
+            (_, Some(e)) => {
                 let code = e["code"].as_str().unwrap_or("ERROR").to_string();
                 let kind: Option<FaultKind> = code.parse().ok();
                 let status = match kind {
@@ -152,7 +140,7 @@ pub fn replay_line(project: &Project, line_no: usize, line: &str, lexicon: &Lexi
             op: "call",
             tool: Some(tool),
             provenance: None,
-            arguments: Some(call["arguments"].clone()),
+            arguments: Some(call.arguments.clone()),
             fault: kind.map(|k| k.as_str().to_string()),
             status,
             result_bytes: text.len(),
@@ -163,13 +151,7 @@ pub fn replay_line(project: &Project, line_no: usize, line: &str, lexicon: &Lexi
             duration_ms: 0.0,
         });
     }
-    let mut body = serde_json::Map::new();
-    for key in ["output", "status", "error", "degraded", "citations"] {
-        if let Some(v) = conv.get(key) {
-            body.insert(key.into(), v.clone());
-        }
-    }
-    let response = Response::parse(Value::Object(body).to_string().as_bytes());
+    let response = Response::parse(conv.response.to_string().as_bytes());
     let invocation = Invocation::Responded {
         response: response.clone(),
         code: None,
@@ -180,7 +162,7 @@ pub fn replay_line(project: &Project, line_no: usize, line: &str, lexicon: &Lexi
         id: id.clone(),
         skill: skill.clone(),
         complexity: Complexity::Simple,
-        input: conv["input"].as_str().unwrap_or_default().to_string(),
+        input: conv.input.clone(),
         tools: IndexMap::new(),
         remove: Vec::new(),
         faults: Vec::new(),
@@ -234,7 +216,14 @@ mod tests {
     #[test]
     fn an_unparsable_line_is_an_error_cell_naming_the_line() {
         let project = Project::default();
-        let c = replay_line(&project, 7, "{not json", &Lexicon::builtin());
+        let c = check_item(
+            &project,
+            Item::Bad {
+                line: 7,
+                reason: "not JSON: x".into(),
+            },
+            &Lexicon::builtin(),
+        );
         assert_eq!((c.id.as_str(), c.verdict), ("line-7", Verdict::Error));
         assert!(c.findings[0].message.starts_with("line 7: not JSON"));
     }

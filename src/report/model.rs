@@ -240,6 +240,9 @@ pub struct Report {
     /// The quality gate's judge calls and their cost, when it ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quality_budget: Option<Value>,
+    /// Reproducibility sampling: the selection and the stability of each Skill.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<Value>,
     /// The exit code.
     pub exit_code: i32,
 }
@@ -269,6 +272,7 @@ impl Report {
             cells,
             summary,
             quality_budget: None,
+            sampling: None,
             exit_code,
         }
     }

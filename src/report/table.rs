@@ -18,6 +18,9 @@ pub fn render(report: &Report, width: u16) -> String {
     {
         return render_candidates(report, width);
     }
+    if !report.cells.is_empty() && report.cells.iter().all(|c| c.quadrant.is_empty()) {
+        return render_by_skill(report, width);
+    }
     let mut grid: BTreeMap<&str, [BTreeMap<Verdict, usize>; 4]> = BTreeMap::new();
     for c in &report.cells {
         let q = match c.quadrant.as_str() {
@@ -111,4 +114,56 @@ fn render_candidates(report: &Report, width: u16) -> String {
         "{t}\n{} candidates: {} pass, {} quality_fail, {} error\n",
         s.cells, s.pass, s.quality_fail, s.error
     )
+}
+
+/// Cells without quadrants (sampled conversations): verdict counts per Skill.
+fn render_by_skill(report: &Report, width: u16) -> String {
+    let mut by: BTreeMap<&str, BTreeMap<Verdict, usize>> = BTreeMap::new();
+    for c in &report.cells {
+        *by.entry(if c.skill.is_empty() {
+            "(unreadable)"
+        } else {
+            &c.skill
+        })
+        .or_default()
+        .entry(c.verdict)
+        .or_default() += 1;
+    }
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(width);
+    t.set_header(vec!["skill", "conversations"]);
+    for (skill, counts) in &by {
+        t.add_row(vec![
+            skill.to_string(),
+            counts
+                .iter()
+                .rev()
+                .map(|(v, n)| format!("{n} {}", v.as_str()))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ]);
+    }
+    let mut out = format!("{t}\n");
+    for c in report.cells.iter().filter(|c| c.verdict != Verdict::Pass) {
+        let f = c
+            .findings
+            .first()
+            .map(|f| format!("{}: {}", f.check, f.message))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "{} {} — {f}\n",
+            c.verdict.as_str().to_uppercase(),
+            c.id
+        ));
+    }
+    out.push_str(&format!(
+        "{} conversations: {} pass, {} unstable or failing, {} error\n",
+        report.summary.cells,
+        report.summary.pass,
+        report.summary.contract_violation + report.summary.silent_degradation,
+        report.summary.error
+    ));
+    out
 }

@@ -85,6 +85,14 @@ pub enum Body {
     Text(String),
     /// A JSON value (from `json:`).
     Json(Value),
+    /// A recorded failure, replayed as the fault of its code (`sample` replays recorded
+    /// conversations with their recorded errors; scenario files cannot write this).
+    Error {
+        /// The recorded code, such as `TIMEOUT`.
+        code: String,
+        /// The recorded message.
+        message: String,
+    },
 }
 
 /// How one argument is matched.

@@ -1,0 +1,266 @@
+//! `fibon-verify sample --history FILE`: the nightly reproducibility job. A seeded share of
+//! the recorded conversations is replayed against the target, tools answered from the
+//! recording, and each Skill's decisions compared; exit 6 when a Skill's instability
+//! exceeds `--max-instability`.
+
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use futures_util::StreamExt;
+use serde_json::json;
+
+use super::Globals;
+use crate::diag::Format;
+use crate::errors::ExpectedError;
+use crate::exit_code;
+use crate::gateway::{Gateway, GatewayOptions, Upstreams};
+use crate::history::Item;
+use crate::report::{self, Behavior, CellReport, Finding, Report, Verdict};
+use crate::sample;
+use crate::target::Limits;
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct SampleArgs {
+    /// The recorded conversations: History JSONL, or OTLP JSON (GenAI spans).
+    #[arg(long, value_name = "FILE")]
+    history: PathBuf,
+
+    /// The share of conversations to replay.
+    #[arg(long, value_name = "RATE", default_value_t = 0.1)]
+    rate: f64,
+
+    /// The seed of the selection: the same seed picks the same conversations.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    seed: u64,
+
+    /// The highest share of unstable replays a Skill may have (0 to 1).
+    #[arg(long, value_name = "SHARE", default_value_t = 0.0)]
+    max_instability: f64,
+
+    /// How similar the arguments of a replay must be to the recording's (0 to 1).
+    #[arg(long, value_name = "SHARE", default_value_t = 0.8)]
+    min_similarity: f64,
+
+    /// Replays at once [default: matrix.jobs]
+    #[arg(long, value_name = "N")]
+    jobs: Option<u32>,
+
+    /// Where report.json and junit.xml go [default: report.dir]
+    #[arg(long, value_name = "DIR")]
+    report_dir: Option<PathBuf>,
+
+    /// Only print the ids of the conversations the seed selects.
+    #[arg(long)]
+    dry_run: bool,
+
+    /// Also print report.json on stdout.
+    #[arg(long, value_name = "FORMAT", default_value = "human")]
+    format: Format,
+}
+
+pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedError> {
+    if !(0.0..=1.0).contains(&args.rate) {
+        eprintln!("error: --rate {} is not a share between 0 and 1", args.rate);
+        return Ok(exit_code::USAGE);
+    }
+    if !args.history.is_file() {
+        return Err(ExpectedError::PathNotFound {
+            path: args.history.clone(),
+        });
+    }
+    if args.dry_run {
+        let mut out = std::io::stdout().lock();
+        let mut result = Ok(());
+        crate::history::stream(&args.history, |item, _| {
+            if let Item::Conversation(c) = item
+                && sample::selected(args.seed, &c.id, args.rate)
+                && result.is_ok()
+            {
+                result = writeln!(out, "{}", c.id);
+            }
+        })?;
+        result?;
+        return Ok(exit_code::SUCCESS);
+    }
+    let Some((config, _)) = super::load_valid_project(globals)? else {
+        return Ok(exit_code::INVALID_INPUT);
+    };
+    let Some(target) = config.target.clone() else {
+        eprintln!(
+            "error: {} has no `target:` to replay the conversations against",
+            globals.config.display()
+        );
+        return Ok(exit_code::USAGE);
+    };
+    if matches!(
+        target,
+        crate::config::Target::Replay { .. } | crate::config::Target::Openai { .. }
+    ) {
+        eprintln!("error: `sample` replays against a `command` or `http` target");
+        return Ok(exit_code::USAGE);
+    }
+    let jobs = args.jobs.unwrap_or(config.matrix.jobs).max(1) as usize;
+    let dir = args
+        .report_dir
+        .clone()
+        .unwrap_or_else(|| config.report_dir.clone());
+    let started_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let start = Instant::now();
+    let total = std::fs::metadata(&args.history)?.len();
+    let show = report::progress::should_show(
+        std::io::stderr().is_terminal(),
+        std::env::var("CI").ok().as_deref(),
+    );
+    let bar = report::progress::bar(total, show);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let (mut cells, lines) =
+        runtime.block_on(async {
+            let gateway = Gateway::start(
+                GatewayOptions {
+                    timeout_fault_delay: config.matrix.timeout_fault_delay,
+                    ..GatewayOptions::default()
+                },
+                Upstreams::none(),
+            )
+            .await?;
+            // The history is read on its own thread into a bounded queue: memory stays flat.
+            let (tx, rx) = tokio::sync::mpsc::channel::<Item>(jobs * 2);
+            let (path, seed, rate, progress) =
+                (args.history.clone(), args.seed, args.rate, bar.clone());
+            let reader = tokio::task::spawn_blocking(move || {
+                crate::history::stream(&path, |item, read| {
+                    progress.set_position(read);
+                    let keep = match &item {
+                        Item::Conversation(c) => sample::selected(seed, &c.id, rate),
+                        Item::Bad { .. } => true,
+                    };
+                    if keep {
+                        let _ = tx.blocking_send(item);
+                    }
+                })
+            });
+            let items = futures_util::stream::unfold(rx, |mut rx| async move {
+                rx.recv().await.map(|i| (i, rx))
+            });
+            let replays = items
+                .map(|item| {
+                    let (gateway, target) = (&gateway, &target);
+                    async move {
+                        match item {
+                            Item::Conversation(c) => {
+                                sample::replay(
+                                    &c,
+                                    target,
+                                    gateway,
+                                    Limits::default(),
+                                    args.min_similarity,
+                                )
+                                .await
+                            }
+                            Item::Bad { line, reason } => bad_line(line, &reason),
+                        }
+                    }
+                })
+                .buffer_unordered(jobs);
+            let cells: Vec<CellReport> = replays.collect().await;
+            let lines = reader.await.map_err(std::io::Error::other)??;
+            Ok::<_, std::io::Error>((cells, lines))
+        })?;
+    bar.finish_and_clear();
+    cells.sort_by(|a, b| a.id.cmp(&b.id));
+    // Per Skill: sampled, stable, unstable, the instability rate, example diffs.
+    let mut skills: BTreeMap<String, (usize, usize, Vec<String>)> = BTreeMap::new();
+    for c in cells.iter().filter(|c| c.verdict != Verdict::Error) {
+        let e = skills.entry(c.skill.clone()).or_default();
+        e.0 += 1;
+        if c.verdict != Verdict::Pass {
+            e.1 += 1;
+            if e.2.len() < 3 {
+                e.2.push(format!(
+                    "{}: {}",
+                    c.id,
+                    c.findings.first().map(|f| f.message.as_str()).unwrap_or("")
+                ));
+            }
+        }
+    }
+    let exceeded: Vec<&String> = skills
+        .iter()
+        .filter(|(_, (n, u, _))| *u as f64 / *n as f64 > args.max_instability + 1e-12)
+        .map(|(s, _)| s)
+        .collect();
+    let per_skill: serde_json::Map<String, serde_json::Value> = skills
+        .iter()
+        .map(|(s, (n, u, ex))| (s.clone(), json!({"sampled": n, "stable": n - u, "unstable": u, "instability_rate": *u as f64 / *n as f64, "example_diffs": ex, "locked": exceeded.contains(&s)})))
+        .collect();
+    let mut report = Report::new(
+        started_at,
+        start.elapsed().as_millis() as u64,
+        cells,
+        None,
+        false,
+    );
+    let mut codes = Vec::new();
+    if !exceeded.is_empty() {
+        codes.push(exit_code::UNSTABLE);
+    }
+    if report.summary.error > 0 {
+        codes.push(exit_code::UNAVAILABLE);
+    }
+    if report.summary.cells == 0 {
+        codes.push(exit_code::NO_CELLS);
+    }
+    report.exit_code = exit_code::combine(codes);
+    report.sampling = Some(json!({
+        "history": args.history, "lines": lines, "rate": args.rate, "seed": args.seed,
+        "max_instability": args.max_instability, "min_similarity": args.min_similarity,
+        "skills": per_skill, "unstable_skills": exceeded,
+    }));
+    let code = super::run::write_reports(globals, &report, &dir, args.format)?;
+    let mut err = std::io::stderr().lock();
+    for (s, (n, u, _)) in &skills {
+        let flag = if exceeded.contains(&s) {
+            "  UNSTABLE: lock it and alert an admin"
+        } else {
+            ""
+        };
+        writeln!(
+            err,
+            "{s}: {n} sampled, {} stable, {u} unstable ({:.1}%){flag}",
+            n - u,
+            *u as f64 * 100.0 / *n as f64
+        )?;
+    }
+    Ok(code)
+}
+
+fn bad_line(line: usize, reason: &str) -> CellReport {
+    CellReport {
+        id: format!("line-{line}"),
+        skill: String::new(),
+        scenario: String::new(),
+        quadrant: String::new(),
+        fault: None,
+        removed_tools: Vec::new(),
+        behavior: Behavior::NotRun,
+        verdict: Verdict::Error,
+        findings: vec![Finding::error(
+            "history_parse",
+            format!("line {line}: {reason}"),
+        )],
+        output: serde_json::Value::Null,
+        trace: Vec::new(),
+        self_reported_trace: Vec::new(),
+        citations: Vec::new(),
+        stderr: String::new(),
+        attempts: 1,
+        duration_ms: 0,
+        contract: String::new(),
+        contract_line: 0,
+        quality: None,
+    }
+}

@@ -1,0 +1,268 @@
+//! `audit` and `sample` over recorded conversations: History JSONL and OTLP GenAI spans,
+//! a deterministic agent (stable) and a nondeterministic one (unstable), selection that
+//! survives appended lines.
+
+mod common;
+
+use std::path::Path;
+
+use common::{code, fibon, root};
+use fibon_verify::exit_code;
+use serde_json::{Value, json};
+
+/// A project whose contracts are the shipped ones plus `docs` (search, then read_page).
+fn project(dir: &Path, agent: &str) {
+    std::fs::create_dir_all(dir.join("contracts")).unwrap();
+    for f in ["fetch_anthropic_models.json", "search_docs.yaml"] {
+        std::fs::copy(
+            root().join("contracts").join(f),
+            dir.join("contracts").join(f),
+        )
+        .unwrap();
+    }
+    std::fs::create_dir_all(dir.join("contracts/schema")).unwrap();
+    std::fs::copy(
+        root().join("contracts/schema/search_input.json"),
+        dir.join("contracts/schema/search_input.json"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("contracts/docs.yaml"),
+        "skill: docs\nmust_call_tools: [search, read_page]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("fibon.yaml"),
+        format!("scenarios: []\ntarget: {{kind: command, command: [\"python3\", \"-c\", {}], timeout: 20s}}\nmatrix: {{jobs: 4}}\nreport: {{dir: out}}\n", serde_json::to_string(agent).unwrap()),
+    )
+    .unwrap();
+}
+
+/// A recorded conversation of the deterministic plan: search, then read the page found.
+fn recorded(i: usize) -> String {
+    let url = format!("https://docs.example.com/page-{i}");
+    json!({
+        "id": format!("conv-{i:04}"), "skill": "docs", "input": format!("question number {i}"), "ts": "2026-11-30T08:00:00Z",
+        "trace": [
+            {"tool": "search", "arguments": {"query": format!("question number {i}")}, "result": {"content": [{"type": "text", "text": format!("see {url}")}], "isError": false}},
+            {"tool": "read_page", "arguments": {"url": url}, "result": {"content": [{"type": "text", "text": format!("answer {i}")}], "isError": false}}
+        ],
+        "output": format!("answer {i}"), "status": "ok"
+    })
+    .to_string()
+}
+
+const DETERMINISTIC: &str = "import sys, json, re, urllib.request\nreq = json.load(sys.stdin)\nbase = req['tools']['http_url']\ndef call(t, a):\n    r = urllib.request.Request(base + '/' + t, data=json.dumps(a).encode(), method='POST')\n    try:\n        return ''.join(p.get('text', '') for p in json.loads(urllib.request.urlopen(r).read())['content'])\n    except Exception:\n        return ''\nfound = call('search', {'query': req['input']})\nm = re.search(r'https://\\S+', found)\nanswer = call('read_page', {'url': m.group(0)}) if m else ''\nprint(json.dumps({'output': answer}))";
+
+const NONDETERMINISTIC: &str = "import sys, json, random, urllib.request\nreq = json.load(sys.stdin)\nbase = req['tools']['http_url']\ndef call(t, a):\n    r = urllib.request.Request(base + '/' + t, data=json.dumps(a).encode(), method='POST')\n    try:\n        return ''.join(p.get('text', '') for p in json.loads(urllib.request.urlopen(r).read())['content'])\n    except Exception:\n        return ''\nif random.random() < 0.9:\n    answer = call('read_page', {'url': 'https://docs.example.com/guess'})\nelse:\n    answer = call('search', {'query': req['input']})\nprint(json.dumps({'output': answer}))";
+
+fn history(dir: &Path, n: usize) {
+    let lines: Vec<String> = (0..n).map(recorded).collect();
+    std::fs::write(dir.join("history.jsonl"), lines.join("\n") + "\n").unwrap();
+}
+
+fn sample(dir: &Path, extra: &[&str]) -> (i32, Value, String) {
+    let out = fibon(dir)
+        .args([
+            "sample",
+            "--history",
+            "history.jsonl",
+            "--rate",
+            "0.5",
+            "--seed",
+            "3",
+            "--format",
+            "json",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("{stderr}"));
+    (code(&out), report, stderr)
+}
+
+#[test]
+fn a_deterministic_agent_is_stable() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), DETERMINISTIC);
+    history(dir.path(), 20);
+    let (code, report, stderr) = sample(dir.path(), &[]);
+    assert_eq!(code, exit_code::SUCCESS, "{stderr}\n{report:#}");
+    let s = &report["sampling"]["skills"]["docs"];
+    assert!(s["sampled"].as_u64().unwrap() >= 5, "{s:#}");
+    assert_eq!(
+        (s["unstable"].as_u64(), s["instability_rate"].as_f64()),
+        (Some(0), Some(0.0))
+    );
+    // The replay went through the gateway, answered from the recording.
+    let cell = &report["cells"][0];
+    assert_eq!(
+        cell["trace"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["op"] == "call")
+            .count(),
+        2
+    );
+    assert!(stderr.contains("docs: "), "{stderr}");
+}
+
+#[test]
+fn a_nondeterministic_agent_is_flagged_unstable() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), NONDETERMINISTIC);
+    history(dir.path(), 20);
+    std::fs::write(
+        dir.path().join("history.jsonl"),
+        std::fs::read_to_string(dir.path().join("history.jsonl")).unwrap() + "{broken line\n",
+    )
+    .unwrap();
+    let (code, report, stderr) = sample(dir.path(), &[]);
+    assert_eq!(code, exit_code::UNSTABLE, "{stderr}");
+    let s = &report["sampling"]["skills"]["docs"];
+    assert!(
+        s["unstable"].as_u64().unwrap() >= 1 && s["locked"] == true,
+        "{s:#}"
+    );
+    assert!(
+        s["example_diffs"][0]
+            .as_str()
+            .unwrap()
+            .contains("the replay decided differently"),
+        "{s:#}"
+    );
+    assert_eq!(report["sampling"]["unstable_skills"], json!(["docs"]));
+    let bad = report["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "line-21")
+        .expect("the broken line is reported");
+    assert_eq!(bad["verdict"], "error");
+    // A threshold above the observed instability lets it pass (the broken line still fails closed).
+    let (code, _, _) = sample(dir.path(), &["--max-instability", "1"]);
+    assert_eq!(code, exit_code::UNAVAILABLE);
+}
+
+#[test]
+fn the_same_seed_selects_the_same_conversations_as_the_history_grows() {
+    let dir = tempfile::tempdir().unwrap();
+    history(dir.path(), 200);
+    let ids = |d: &Path| -> Vec<String> {
+        let out = fibon(d)
+            .args([
+                "sample",
+                "--history",
+                "history.jsonl",
+                "--rate",
+                "0.1",
+                "--seed",
+                "9",
+                "--dry-run",
+            ])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect()
+    };
+    let before = ids(dir.path());
+    assert!((8..40).contains(&before.len()), "{}", before.len());
+    let more: Vec<String> = (200..400).map(recorded).collect();
+    std::fs::write(
+        dir.path().join("history.jsonl"),
+        std::fs::read_to_string(dir.path().join("history.jsonl")).unwrap()
+            + &more.join("\n")
+            + "\n",
+    )
+    .unwrap();
+    let after = ids(dir.path());
+    assert_eq!(
+        after[..before.len()],
+        before[..],
+        "earlier picks stay picked"
+    );
+    assert!(after.len() > before.len());
+}
+
+#[test]
+fn audit_checks_recorded_conversations_and_otlp_spans() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), DETERMINISTIC);
+    let lines = [
+        recorded(1),
+        json!({"id": "conv-silent", "skill": "fetch_anthropic_models", "input": "latest?", "trace": [{"tool": "read_page", "arguments": {"url": "https://docs.anthropic.com/x"}, "error": {"code": "TOOL_NOT_FOUND", "message": "no"}}], "output": "It is claude-3-5-sonnet-20241022.", "status": "ok"}).to_string(),
+        "not json".to_string(),
+    ];
+    std::fs::write(dir.path().join("history.jsonl"), lines.join("\n") + "\n").unwrap();
+    let out = fibon(dir.path())
+        .args(["audit", "--history", "history.jsonl", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        code(&out),
+        exit_code::SILENT_DEGRADATION,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/report.json")).unwrap())
+            .unwrap();
+    let verdicts: Vec<(&str, &str)> = report["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["id"].as_str().unwrap(), c["verdict"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("conv-0001", "pass"),
+            ("conv-silent", "silent_degradation"),
+            ("line-3", "error")
+        ]
+    );
+    assert_eq!(report["summary"]["cells"], 3);
+    let junit = std::fs::read_to_string(dir.path().join("out/junit.xml")).unwrap();
+    assert!(
+        junit.contains("tests=\"3\" failures=\"1\" errors=\"1\"")
+            && junit.contains("<failure type=\"silent_degradation\""),
+        "{junit}"
+    );
+    // OTLP GenAI spans, one export per line or one document: the same model.
+    for f in ["genai-export.jsonl", "genai-export.json"] {
+        let out = fibon(dir.path())
+            .args(["audit", "--history"])
+            .arg(root().join("tests/fixtures/otlp").join(f))
+            .output()
+            .unwrap();
+        assert_eq!(
+            code(&out),
+            exit_code::SILENT_DEGRADATION,
+            "{f}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("out/report.json")).unwrap(),
+        )
+        .unwrap();
+        let verdicts: Vec<(&str, &str)> = report["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["id"].as_str().unwrap(), c["verdict"].as_str().unwrap()))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("0af7651916cd43dd8448eb211c80319c", "pass"),
+                ("otel-conv-1", "silent_degradation")
+            ],
+            "{f}"
+        );
+    }
+}
