@@ -811,3 +811,116 @@ fn replay_rechecks_recorded_conversations_without_invoking_anything() {
             .starts_with("line 4: not JSON")
     );
 }
+
+#[test]
+fn merging_the_shards_of_a_matrix_equals_running_it_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (whole_code, whole, _) = run_json(
+        &root(),
+        &[
+            "--config",
+            "fibon.naive.yaml",
+            "--fault",
+            "TOOL_NOT_FOUND",
+            "--fault",
+            "EMPTY_RESULT",
+            "--report-dir",
+            &d("whole"),
+        ],
+    );
+    for k in 1..=3 {
+        let out = fibon(&root())
+            .args([
+                "run",
+                "--config",
+                "fibon.naive.yaml",
+                "--fault",
+                "TOOL_NOT_FOUND",
+                "--fault",
+                "EMPTY_RESULT",
+                "--shard",
+                &format!("{k}/3"),
+                "--report-dir",
+                &d(&format!("shard{k}")),
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            code(&out) == exit_code::SILENT_DEGRADATION
+                || code(&out) == exit_code::SUCCESS
+                || code(&out) == exit_code::NO_CELLS
+        );
+    }
+    let out = fibon(&root())
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", d("summary.md"))
+        .args([
+            "merge",
+            "--format",
+            "json",
+            "--report-dir",
+            &d("merged"),
+            &d("shard1/report.json"),
+            &d("shard2/report.json"),
+            &d("shard3/report.json"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        code(&out),
+        whole_code,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let merged: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let strip = |r: &Value| {
+        r["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["id"].clone(),
+                    c["verdict"].clone(),
+                    c["behavior"].clone(),
+                    c["findings"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|f| f["check"].clone())
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        strip(&merged),
+        strip(&whole),
+        "same cells, same order, same verdicts"
+    );
+    assert_eq!(merged["summary"], whole["summary"]);
+    assert_eq!(merged["exit_code"], whole["exit_code"]);
+    let junit = std::fs::read_to_string(dir.path().join("merged/junit.xml")).unwrap();
+    assert_eq!(
+        junit.matches("<testcase ").count(),
+        whole["summary"]["cells"].as_u64().unwrap() as usize
+    );
+    assert!(
+        std::fs::read_to_string(dir.path().join("summary.md"))
+            .unwrap()
+            .contains("from 3 shard(s)")
+    );
+    // Overlapping shards are refused.
+    let out = fibon(&root())
+        .args([
+            "merge",
+            "--report-dir",
+            &d("bad"),
+            &d("shard1/report.json"),
+            &d("shard1/report.json"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), exit_code::INVALID_INPUT);
+}

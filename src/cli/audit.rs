@@ -86,7 +86,8 @@ pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedErr
     let mut io_error = None;
     crate::history::stream(&args.history, |item, read| {
         bar.set_position(read);
-        let cell = matrix::check_item(&project, item, &lexicon);
+        let mut cell = matrix::check_item(&project, item, &lexicon);
+        cell.index = all.len();
         if !args.skill.is_empty() && !args.skill.contains(&cell.skill) {
             return;
         }

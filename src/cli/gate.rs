@@ -118,6 +118,7 @@ pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedErro
                     let failed = q.state.fails();
                     CellReport {
                         id: c.id.clone(),
+                        index: 0,
                         skill: String::new(),
                         scenario: String::new(),
                         quadrant: String::new(),
@@ -150,6 +151,9 @@ pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedErro
         }
         out
     });
+    for (i, c) in cells.iter_mut().enumerate() {
+        c.index = i;
+    }
     let (calls, cost, reached) = ledger.totals();
     // No judge could be reached at all: nothing was evaluated (fail closed, exit 69).
     if reached == 0 && calls > 0 {
@@ -179,6 +183,7 @@ fn candidate(line_no: usize, line: &str) -> Result<Candidate, Box<CellReport>> {
     let bad = |why: String| {
         Box::new(CellReport {
             id: format!("line-{line_no}"),
+            index: 0,
             skill: String::new(),
             scenario: String::new(),
             quadrant: String::new(),

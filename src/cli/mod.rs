@@ -7,6 +7,7 @@ mod check;
 mod gate;
 mod gateway;
 mod init;
+mod merge;
 mod probe;
 mod run;
 mod sample;
@@ -53,6 +54,8 @@ enum Command {
     Sample(sample::SampleArgs),
     /// Check recorded conversations (History JSONL or OTLP JSON) against the contracts.
     Audit(audit::AuditArgs),
+    /// Combine shard reports into one report, with the exit code of an unsharded run.
+    Merge(merge::MergeArgs),
     /// Apply the quality gate to candidates (JSONL) without running agents.
     Gate(gate::GateArgs),
     /// Check the target platform for each Skill's capabilities and pin its tools in fibon.lock.
@@ -125,6 +128,7 @@ pub fn main_impl() -> i32 {
         Command::Gateway(args) => gateway::run(&globals, args),
         Command::Probe(args) => probe::run(&globals, args),
         Command::Gate(args) => gate::run(&globals, args),
+        Command::Merge(args) => merge::run(&globals, args),
         Command::Audit(args) => audit::run(&globals, args),
         Command::Sample(args) => sample::run(&globals, args),
         Command::Init(args) => init::run(&globals, args),

@@ -241,6 +241,7 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
 fn bad_line(line: usize, reason: &str) -> CellReport {
     CellReport {
         id: format!("line-{line}"),
+        index: 0,
         skill: String::new(),
         scenario: String::new(),
         quadrant: String::new(),

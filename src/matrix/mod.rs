@@ -61,4 +61,6 @@ pub struct Cell {
     pub fault: Option<FaultKind>,
     /// The tools the fault hits.
     pub removed_tools: Vec<String>,
+    /// Its position in the whole (unsharded) plan: shard reports merge back in this order.
+    pub index: usize,
 }

@@ -96,6 +96,7 @@ pub fn plan(project: &Project, filters: &Filters, shard: Option<Shard>) -> Vec<C
                 quadrant: available,
                 fault: None,
                 removed_tools: Vec::new(),
+                index: 0,
             });
             for fault in &s.faults {
                 cells.push(Cell {
@@ -105,6 +106,7 @@ pub fn plan(project: &Project, filters: &Filters, shard: Option<Shard>) -> Vec<C
                     quadrant: failing,
                     fault: Some(*fault),
                     removed_tools: s.remove.clone(),
+                    index: 0,
                 });
             }
         }
@@ -116,8 +118,11 @@ pub fn plan(project: &Project, filters: &Filters, shard: Option<Shard>) -> Vec<C
             && (filters.scenarios.is_empty() || filters.scenarios.contains(&scenario.id))
             && (filters.quadrants.is_empty() || filters.quadrants.contains(&c.quadrant))
             && (filters.faults.is_empty() || c.fault.is_some_and(|f| filters.faults.contains(&f)))
-            && shard.is_none_or(|s| s.takes(&c.id))
     });
+    for (i, c) in cells.iter_mut().enumerate() {
+        c.index = i;
+    }
+    cells.retain(|c| shard.is_none_or(|s| s.takes(&c.id)));
     cells
 }
 

@@ -47,6 +47,7 @@ pub fn check_item(project: &Project, item: Item, lexicon: &Lexicon) -> CellRepor
 fn error_cell(id: String, skill: String, finding: Finding) -> CellReport {
     CellReport {
         id,
+        index: 0,
         skill,
         scenario: String::new(),
         quadrant: String::new(),
@@ -184,6 +185,7 @@ pub fn check_conversation(project: &Project, conv: &Conversation, lexicon: &Lexi
     });
     CellReport {
         id,
+        index: 0,
         skill,
         scenario: String::new(),
         quadrant: if fault.is_some() {

@@ -206,6 +206,7 @@ async fn run_cell(
         };
         let report = CellReport {
             id: cell.id.clone(),
+            index: cell.index,
             skill: contract.skill.clone(),
             scenario: scenario.id.clone(),
             quadrant: cell.quadrant.to_string(),

@@ -3,6 +3,7 @@
 
 pub mod github;
 pub mod junit;
+pub mod merge;
 mod model;
 pub mod progress;
 pub mod table;

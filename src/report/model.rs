@@ -118,6 +118,8 @@ impl Finding {
 pub struct CellReport {
     /// The cell id.
     pub id: String,
+    /// Its position in the whole plan (or the history): shard reports merge in this order.
+    pub index: usize,
     /// The Skill.
     pub skill: String,
     /// The scenario id.

@@ -172,6 +172,7 @@ pub async fn replay(
     };
     CellReport {
         id: conv.id.clone(),
+        index: 0,
         skill: conv.skill.clone(),
         scenario: String::new(),
         quadrant: String::new(),

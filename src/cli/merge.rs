@@ -1,0 +1,81 @@
+//! `fibon-verify merge REPORT...`: shard reports into one report.json, junit.xml and job
+//! summary, with the exit code a single unsharded run would have given.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use super::Globals;
+use crate::diag::Format;
+use crate::errors::ExpectedError;
+use crate::exit_code;
+use crate::report::{self, merge};
+
+#[derive(Debug, clap::Args)]
+pub(crate) struct MergeArgs {
+    /// The shard reports (report.json of each `run --shard K/N`).
+    #[arg(value_name = "REPORT", required = true)]
+    reports: Vec<PathBuf>,
+
+    /// Where the merged report.json and junit.xml go.
+    #[arg(long, value_name = "DIR", default_value = "target/fibon-merged")]
+    report_dir: PathBuf,
+
+    /// Also print the merged report.json on stdout.
+    #[arg(long, value_name = "FORMAT", default_value = "human")]
+    format: Format,
+}
+
+pub(crate) fn run(globals: &Globals, args: MergeArgs) -> Result<i32, ExpectedError> {
+    let mut reports = Vec::new();
+    for path in &args.reports {
+        let text = std::fs::read_to_string(path)
+            .map_err(|_| ExpectedError::PathNotFound { path: path.clone() })?;
+        match serde_json::from_str(&text) {
+            Ok(v) => reports.push((path.display().to_string(), v)),
+            Err(e) => {
+                eprintln!("error: {} is not JSON: {e}", path.display());
+                return Ok(exit_code::INVALID_INPUT);
+            }
+        }
+    }
+    let merged = match merge::merge(&reports) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(exit_code::INVALID_INPUT);
+        }
+    };
+    let json = serde_json::to_string_pretty(&merged).expect("serializes");
+    report::write_atomic(&args.report_dir.join("report.json"), json.as_bytes())?;
+    report::write_atomic(
+        &args.report_dir.join("junit.xml"),
+        merge::junit(&merged).as_bytes(),
+    )?;
+    if globals.github
+        && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY")
+    {
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        writeln!(f, "{}", merge::summary_markdown(&merged))?;
+    }
+    let s = &merged["summary"];
+    eprintln!(
+        "merged {} reports: {} cells: {} pass, {} silent_degradation, {} contract_violation, {} quality_fail, {} error\nreport: {}",
+        reports.len(),
+        s["cells"],
+        s["pass"],
+        s["silent_degradation"],
+        s["contract_violation"],
+        s["quality_fail"],
+        s["error"],
+        args.report_dir.join("report.json").display()
+    );
+    if args.format == Format::Json {
+        println!("{json}");
+    }
+    Ok(merged["exit_code"]
+        .as_i64()
+        .unwrap_or(i64::from(exit_code::INTERNAL)) as i32)
+}
