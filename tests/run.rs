@@ -923,4 +923,18 @@ fn merging_the_shards_of_a_matrix_equals_running_it_whole() {
         .output()
         .unwrap();
     assert_eq!(code(&out), exit_code::INVALID_INPUT);
+    // A missing shard is refused: the merge would silently gate part of the matrix.
+    let out = fibon(&root())
+        .args([
+            "merge",
+            "--report-dir",
+            &d("bad"),
+            &d("shard1/report.json"),
+            &d("shard3/report.json"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), exit_code::INVALID_INPUT);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("shard 2/3 missing"), "{stderr}");
 }

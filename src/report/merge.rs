@@ -9,8 +9,11 @@ use serde_json::{Value, json};
 
 use super::Summary;
 
-/// Merges reports (each `fibon.report/v1`). Overlapping shards are an error.
+/// Merges reports (each `fibon.report/v1`). Overlapping shards are an error, and so is an
+/// incomplete set (shard 3/3 missing, a whole run mixed with shards, shards of different
+/// N): a merged report that silently covers part of the matrix would be a quiet pass.
 pub fn merge(reports: &[(String, Value)]) -> Result<Value, String> {
+    check_shard_set(reports)?;
     let mut cells: Vec<Value> = Vec::new();
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
     let (mut started, mut duration, mut interrupted) = (None::<String>, 0u64, false);
@@ -79,6 +82,53 @@ pub fn merge(reports: &[(String, Value)]) -> Result<Value, String> {
         out["quality_budget"] = b;
     }
     Ok(out)
+}
+
+/// Every report is a shard `K/N` of the same N and every K in 1..=N is there exactly once;
+/// or there is a single unsharded report.
+fn check_shard_set(reports: &[(String, Value)]) -> Result<(), String> {
+    let mut total = None::<u64>;
+    let mut seen: BTreeMap<u64, &str> = BTreeMap::new();
+    for (name, r) in reports {
+        let Some(shard) = r["shard"].as_str() else {
+            if reports.len() > 1 {
+                return Err(format!(
+                    "{name} is a whole run, not a shard: merge takes the reports of `run --shard K/N`"
+                ));
+            }
+            return Ok(());
+        };
+        let parsed = shard
+            .split_once('/')
+            .and_then(|(k, n)| Some((k.parse::<u64>().ok()?, n.parse::<u64>().ok()?)));
+        let Some((k, n)) = parsed else {
+            return Err(format!("{name}: shard `{shard}` is not K/N"));
+        };
+        match total {
+            Some(t) if t != n => {
+                return Err(format!(
+                    "{name} is shard {k}/{n} but the other reports are shards of {t}"
+                ));
+            }
+            _ => total = Some(n),
+        }
+        if let Some(other) = seen.insert(k, name) {
+            return Err(format!("{other} and {name} are both shard {k}/{n}"));
+        }
+    }
+    if let Some(n) = total {
+        let missing: Vec<String> = (1..=n)
+            .filter(|k| !seen.contains_key(k))
+            .map(|k| format!("{k}/{n}"))
+            .collect();
+        if !missing.is_empty() {
+            return Err(format!(
+                "shard {} missing: the merged report would cover only part of the matrix",
+                missing.join(", ")
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn esc(s: &str) -> String {
