@@ -217,9 +217,36 @@ fn workflows_pin_actions_and_read_only_permissions() {
             "action.yml",
             "ci.yml",
             "merge-gate.yml",
-            "nightly-sampling.yml"
+            "nightly-sampling.yml",
+            "release.yml"
         ]
     );
+    // The release publishes an asset for every target the installer maps a runner to,
+    // under the name it downloads.
+    let install = std::fs::read_to_string(root().join(".github/action/install.sh")).unwrap();
+    let release = yaml(&dir.join("release.yml"));
+    let release_text = std::fs::read_to_string(dir.join("release.yml")).unwrap();
+    let targets: Vec<&str> = release["jobs"]["binary"]["strategy"]["matrix"]["include"]
+        .as_sequence()
+        .unwrap()
+        .iter()
+        .filter_map(|i| str_of(i, "target"))
+        .collect();
+    let mapped: Vec<&str> = install
+        .lines()
+        .filter_map(|l| l.split_once("target=")?.1.split_whitespace().next())
+        .filter(|t| t.contains('-'))
+        .collect();
+    let (mut targets_sorted, mut mapped_sorted) = (targets.clone(), mapped.clone());
+    targets_sorted.sort();
+    mapped_sorted.sort();
+    assert_eq!(
+        targets_sorted, mapped_sorted,
+        "release targets = installer targets"
+    );
+    assert!(install.contains("fibon-verify-$target.tar.gz"));
+    assert!(release_text.contains("\"fibon-verify-$TARGET.tar.gz\""));
+
     // The repository's CI runs on Linux and macOS.
     let ci = yaml(&dir.join("ci.yml"));
     let os: Vec<&str> = ci["jobs"]["test"]["strategy"]["matrix"]["os"]
@@ -293,11 +320,9 @@ impl Runner {
         out
     }
 
+    /// Every step, with the fibon-verify under test first on PATH (so `version: local`
+    /// keeps it and the install step builds nothing).
     fn run(&self) -> Ran {
-        for name in ["output", "summary", "path", "env"] {
-            std::fs::write(self.file(name), "").unwrap();
-        }
-        // The fibon-verify under test is first on PATH, so `version: local` keeps it.
         let bin_dir = Path::new(env!("CARGO_BIN_EXE_fibon-verify"))
             .parent()
             .unwrap();
@@ -306,15 +331,23 @@ impl Runner {
             bin_dir.display(),
             std::env::var("PATH").unwrap_or_default()
         );
+        self.run_steps(usize::MAX, &path, &[])
+    }
+
+    /// The first `count` steps with this PATH and extra environment.
+    fn run_steps(&self, count: usize, path: &str, extra: &[(&str, String)]) -> Ran {
+        for name in ["output", "summary", "path", "env"] {
+            std::fs::write(self.file(name), "").unwrap();
+        }
         let mut codes = Vec::new();
         let mut log = String::new();
-        for step in steps(&action()) {
+        for step in steps(&action()).iter().take(count) {
             let script = str_of(step, "run").expect("a shell step");
             let mut cmd = Command::new("bash");
             cmd.args(["--noprofile", "--norc", "-eo", "pipefail", "-c", script])
                 .current_dir(root())
                 .env_clear()
-                .env("PATH", &path)
+                .env("PATH", path)
                 .env("HOME", self.temp.path())
                 .env("GITHUB_ACTIONS", "true")
                 .env("GITHUB_WORKSPACE", root())
@@ -326,6 +359,7 @@ impl Runner {
             for (k, v) in step["env"].as_mapping().into_iter().flatten() {
                 cmd.env(k.as_str().unwrap(), self.expand(v.as_str().unwrap()));
             }
+            cmd.envs(extra.iter().map(|(k, v)| (k, v)));
             let out: Output = cmd.output().unwrap();
             log.push_str(&String::from_utf8_lossy(&out.stdout));
             log.push_str(&String::from_utf8_lossy(&out.stderr));
@@ -481,4 +515,101 @@ fn action_runs_the_nightly_sampling_workflow_step() {
         sampled > 0,
         "the seeded 10% picks some conversations: {report}"
     );
+}
+
+/// PATH without the fibon-verify under test (nor any other installed one).
+fn path_without_fibon() -> String {
+    std::env::var("PATH")
+        .unwrap_or_default()
+        .split(':')
+        .filter(|dir| !Path::new(dir).join("fibon-verify").exists())
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn install_step_downloads_the_release_binary_for_the_runner() {
+    use wiremock::matchers::{method, path};
+    use wiremock::{Mock, MockServer, ResponseTemplate};
+
+    // A release asset as the release workflow would publish it: the binary in a tar.gz.
+    let assets = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        env!("CARGO_BIN_EXE_fibon-verify"),
+        assets.path().join("fibon-verify"),
+    )
+    .unwrap();
+    let tar = Command::new("tar")
+        .args(["-czf", "asset.tar.gz", "fibon-verify"])
+        .current_dir(assets.path())
+        .status()
+        .unwrap();
+    assert!(tar.success());
+    let asset = std::fs::read(assets.path().join("asset.tar.gz")).unwrap();
+
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path(
+            "/acme/fibon-verify/releases/download/v9.9.9/fibon-verify-aarch64-unknown-linux-gnu.tar.gz",
+        ))
+        .respond_with(ResponseTemplate::new(200).set_body_bytes(asset))
+        .expect(1)
+        .mount(&server)
+        .await;
+
+    let runner = Runner::new(&[("version", "v9.9.9")]);
+    let extra = [
+        ("GITHUB_SERVER_URL", server.uri()),
+        ("FIBON_VERIFY_REPOSITORY", "acme/fibon-verify".to_string()),
+        ("RUNNER_OS", "Linux".to_string()),
+        ("RUNNER_ARCH", "ARM64".to_string()),
+    ];
+    let ran = tokio::task::block_in_place(|| runner.run_steps(1, &path_without_fibon(), &extra));
+    assert_eq!(ran.codes, [0], "{}", ran.log);
+    // The binary's directory is on GITHUB_PATH for the next steps, and it runs.
+    let added = std::fs::read_to_string(runner.file("path")).unwrap();
+    let installed = Path::new(added.trim()).join("fibon-verify");
+    assert!(installed.starts_with(runner.temp.path()), "{added}");
+    let version = Command::new(&installed).arg("--version").output().unwrap();
+    assert!(String::from_utf8_lossy(&version.stdout).starts_with("fibon-verify "));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn install_step_fails_loudly_when_neither_a_release_nor_a_build_is_possible() {
+    // No release asset (404) and no git repository to build from: the step fails; the
+    // action never goes on with some other fibon-verify.
+    let server = wiremock::MockServer::start().await;
+    let runner = Runner::new(&[("version", "v9.9.9")]);
+    let extra = [
+        ("GITHUB_SERVER_URL", server.uri()),
+        ("FIBON_VERIFY_REPOSITORY", "acme/fibon-verify".to_string()),
+        ("RUNNER_OS", "Linux".to_string()),
+        ("RUNNER_ARCH", "X64".to_string()),
+        ("CARGO_NET_RETRY", "0".to_string()),
+        (
+            "CARGO_HOME",
+            runner.file("cargo-home").to_string_lossy().into_owned(),
+        ),
+    ];
+    // HOME is the runner's temp dir: rustup's toolchains are where they really are.
+    let home = std::env::var("HOME").unwrap_or_default();
+    let rustup_home = std::env::var("RUSTUP_HOME").unwrap_or(format!("{home}/.rustup"));
+    let mut extra = extra.to_vec();
+    extra.push(("RUSTUP_HOME", rustup_home));
+    if let Ok(toolchain) = std::env::var("RUSTUP_TOOLCHAIN") {
+        extra.push(("RUSTUP_TOOLCHAIN", toolchain));
+    }
+    let ran = tokio::task::block_in_place(|| runner.run_steps(1, &path_without_fibon(), &extra));
+    assert_ne!(ran.codes, [0], "{}", ran.log);
+    assert!(
+        ran.log.contains("404"),
+        "cargo tried the repository: {}",
+        ran.log
+    );
+    assert!(
+        ran.log.contains("no prebuilt binary for v9.9.9"),
+        "{}",
+        ran.log
+    );
+    assert_eq!(std::fs::read_to_string(runner.file("path")).unwrap(), "");
 }
