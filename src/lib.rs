@@ -11,6 +11,7 @@
 //! an [`exit_code`].
 
 pub mod agent;
+pub mod chat;
 pub mod checks;
 pub mod cli;
 pub mod config;

@@ -151,6 +151,9 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
     }
     let behavior = classify(input, injected);
     if let Invocation::Responded { response, .. } = input.invocation {
+        for note in &response.notes {
+            findings.push(Finding::error("malformed_tool_call", note.clone()));
+        }
         trace_rules::check(input, response, behavior, &mut findings);
         facts::check(input, response, behavior, &mut findings);
         grounding::check(input, response, behavior, injected, &mut findings);

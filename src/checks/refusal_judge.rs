@@ -3,9 +3,9 @@
 //! an OpenAI-compatible model is asked whether it is a refusal. Configured but
 //! unreachable, it makes the cell `error`: the verifier fails closed.
 
-use std::time::Duration;
-
 use serde_json::{Value, json};
+
+use crate::chat::ChatClient;
 
 use crate::config::RefusalJudge;
 
@@ -15,22 +15,8 @@ const SYSTEM: &str = "You classify one assistant answer. A refusal declines to a
 
 /// Asks the judge; `Ok(true)` when it says the answer is a refusal.
 pub async fn ask(judge: &RefusalJudge, question: &str, answer: &str) -> Result<bool, String> {
-    let key = match &judge.api_key_env {
-        Some(var) => Some(
-            std::env::var(var)
-                .map_err(|_| format!("the refusal judge's API key variable `{var}` is not set"))?,
-        ),
-        None => None,
-    };
-    let client = reqwest::Client::builder()
-        .timeout(judge.timeout)
-        .no_proxy()
-        .build()
-        .map_err(|e| e.to_string())?;
-    let url = format!(
-        "{}/chat/completions",
-        judge.base_url.as_str().trim_end_matches('/')
-    );
+    let client = ChatClient::new(&judge.base_url, judge.api_key_env.as_deref(), judge.timeout)
+        .map_err(|e| format!("the refusal judge: {e}"))?;
     let body = json!({
         "model": judge.model,
         "temperature": 0,
@@ -39,42 +25,14 @@ pub async fn ask(judge: &RefusalJudge, question: &str, answer: &str) -> Result<b
             {"role": "user", "content": format!("Question: {question}\n\nAnswer: {answer}")},
         ],
     });
-    let mut last = String::new();
-    for attempt in 0..3u32 {
-        if attempt > 0 {
-            tokio::time::sleep(Duration::from_millis(250 * 2u64.pow(attempt))).await;
-        }
-        let mut req = client.post(&url).json(&body);
-        if let Some(k) = &key {
-            req = req.bearer_auth(k);
-        }
-        let resp = match req.send().await {
-            Ok(r) => r,
-            Err(e) => {
-                last = format!("the refusal judge at {url} is unreachable: {e}");
-                continue;
-            }
-        };
-        let status = resp.status();
-        if status.as_u16() == 429 || status.is_server_error() {
-            last = format!("the refusal judge answered HTTP {status}");
-            continue;
-        }
-        if !status.is_success() {
-            return Err(format!("the refusal judge answered HTTP {status}"));
-        }
-        let v: Value = resp
-            .json()
-            .await
-            .map_err(|e| format!("the refusal judge's reply is not JSON: {e}"))?;
-        let content = v["choices"][0]["message"]["content"]
-            .as_str()
-            .ok_or("the refusal judge's reply has no message content")?;
-        return parse(content).ok_or_else(|| {
-            format!("the refusal judge's answer is neither true nor false: {content}")
-        });
-    }
-    Err(last)
+    let reply = client
+        .complete(&body)
+        .await
+        .map_err(|e| format!("the refusal judge: {e}"))?;
+    let content =
+        crate::chat::content(&reply).ok_or("the refusal judge's reply has no message content")?;
+    parse(content)
+        .ok_or_else(|| format!("the refusal judge's answer is neither true nor false: {content}"))
 }
 
 fn parse(content: &str) -> Option<bool> {

@@ -103,12 +103,6 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
         );
         return Ok(exit_code::USAGE);
     };
-    if matches!(target, crate::config::Target::Openai { .. }) {
-        eprintln!(
-            "error: `run` does not support the `openai` target kind yet; use `command`, `http` or `replay`"
-        );
-        return Ok(exit_code::USAGE);
-    }
     let filters = Filters {
         skills: args.skill,
         scenarios: args.scenario,

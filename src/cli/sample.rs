@@ -94,11 +94,8 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
         );
         return Ok(exit_code::USAGE);
     };
-    if matches!(
-        target,
-        crate::config::Target::Replay { .. } | crate::config::Target::Openai { .. }
-    ) {
-        eprintln!("error: `sample` replays against a `command` or `http` target");
+    if matches!(target, crate::config::Target::Replay { .. }) {
+        eprintln!("error: `sample` replays against a `command`, `http` or `openai` target");
         return Ok(exit_code::USAGE);
     }
     let jobs = args.jobs.unwrap_or(config.matrix.jobs).max(1) as usize;

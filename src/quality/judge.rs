@@ -199,21 +199,7 @@ async fn openai(
     timeout: Duration,
     request: &Value,
 ) -> Result<Value, String> {
-    let key = match api_key_env {
-        Some(var) => Some(
-            std::env::var(var).map_err(|_| format!("the API key variable `{var}` is not set"))?,
-        ),
-        None => None,
-    };
-    let client = reqwest::Client::builder()
-        .timeout(timeout)
-        .no_proxy()
-        .build()
-        .map_err(|e| e.to_string())?;
-    let url = format!(
-        "{}/chat/completions",
-        base_url.as_str().trim_end_matches('/')
-    );
+    let client = crate::chat::ChatClient::new(base_url, api_key_env, timeout)?;
     let body = json!({
         "model": model,
         "temperature": 0,
@@ -223,52 +209,9 @@ async fn openai(
             {"role": "user", "content": request.to_string()},
         ],
     });
-    let mut last = String::new();
-    for attempt in 0..4u32 {
-        let mut req = client.post(&url).json(&body);
-        if let Some(k) = &key {
-            req = req.bearer_auth(k);
-        }
-        let resp = match req.send().await {
-            Ok(r) => r,
-            Err(e) => {
-                last = format!("unreachable at {url}: {e}");
-                tokio::time::sleep(backoff(attempt, None)).await;
-                continue;
-            }
-        };
-        let status = resp.status();
-        if status.as_u16() == 429 || status.is_server_error() {
-            let retry_after = resp
-                .headers()
-                .get("retry-after")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.parse::<u64>().ok());
-            last = format!("HTTP {status}");
-            tokio::time::sleep(backoff(attempt, retry_after)).await;
-            continue;
-        }
-        if !status.is_success() {
-            return Err(format!("HTTP {status}"));
-        }
-        let v: Value = resp
-            .json()
-            .await
-            .map_err(|e| format!("the reply is not JSON: {e}"))?;
-        let content = v["choices"][0]["message"]["content"]
-            .as_str()
-            .ok_or("the reply has no message content")?;
-        return serde_json::from_str(content.trim())
-            .map_err(|e| format!("the model's answer is not JSON: {e}"));
-    }
-    Err(format!("gave up after retries: {last}"))
-}
-
-fn backoff(attempt: u32, retry_after: Option<u64>) -> Duration {
-    match retry_after {
-        Some(s) => Duration::from_secs(s.min(30)),
-        None => Duration::from_millis(200 * 2u64.pow(attempt)),
-    }
+    let reply = client.complete(&body).await.map_err(|e| e.to_string())?;
+    let content = crate::chat::content(&reply).ok_or("the reply has no message content")?;
+    serde_json::from_str(content.trim()).map_err(|e| format!("the model's answer is not JSON: {e}"))
 }
 
 /// The deterministic judges: one share in [0, 1] mapped onto the scale (rounded down to a

@@ -5,6 +5,7 @@
 
 mod command;
 mod http;
+mod openai;
 
 use std::time::Duration;
 
@@ -87,6 +88,10 @@ pub struct Response {
     pub citations: Vec<Citation>,
     /// The self-reported trace.
     pub trace: Vec<SelfReportedCall>,
+    /// What the verifier itself noticed while driving a model target (such as a tool call
+    /// with malformed arguments): each becomes a `malformed_tool_call` finding.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl Response {
@@ -103,6 +108,7 @@ impl Response {
             degraded: false,
             citations: Vec::new(),
             trace: Vec::new(),
+            notes: Vec::new(),
         };
         let Ok(value) = serde_json::from_str::<Value>(trimmed) else {
             return plain(Value::String(text.into_owned()));
@@ -172,6 +178,7 @@ impl Response {
                         .collect()
                 })
                 .unwrap_or_default(),
+            notes: Vec::new(),
         }
     }
 
@@ -187,6 +194,10 @@ impl Response {
 
 /// What invoking the agent produced.
 #[derive(Debug, Clone)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one per cell, never in a hot collection"
+)]
 pub enum Invocation {
     /// It answered (possibly with an error status).
     Responded {
@@ -254,8 +265,30 @@ pub async fn invoke(target: &Target, request: &Request, limits: Limits) -> Invoc
             headers,
             timeout,
         } => http::invoke(url, headers, *timeout, request, limits).await,
-        Target::Openai { .. } | Target::Replay { .. } => Invocation::Failed {
-            reason: "this target kind is not supported by `run` yet".into(),
+        Target::Openai {
+            base_url,
+            model,
+            api_key_env,
+            system_prompt,
+            max_steps,
+            temperature,
+            tool_choice,
+            timeout,
+        } => {
+            let spec = openai::ModelSpec {
+                base_url,
+                model,
+                api_key_env: api_key_env.as_deref(),
+                system_prompt: system_prompt.as_deref(),
+                max_steps: *max_steps,
+                temperature: *temperature,
+                tool_choice,
+                timeout: *timeout,
+            };
+            openai::invoke(&spec, request, limits).await
+        }
+        Target::Replay { .. } => Invocation::Failed {
+            reason: "a replay target is read by the matrix runner, not invoked".into(),
         },
     }
 }

@@ -1,0 +1,295 @@
+//! The `openai` target against a scripted OpenAI-compatible endpoint (wiremock): the
+//! tool-calling loop through the gateway, the session's current tools offered (a removed
+//! tool is absent), `tool_calls` and the legacy `function_call`, content beside tool calls,
+//! malformed arguments as a finding, 429 with Retry-After and 5xx retried, an endless
+//! tool-call loop stopped by max_steps, and an unreachable endpoint as `error` (exit 69).
+
+mod common;
+
+use std::path::Path;
+
+use common::{code, fibon};
+use fibon_verify::exit_code;
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+
+/// A one-skill project (`lookup`, which must call the tool `lookup`; its fixture answers
+/// "the answer is 42") driven by the model at `base_url`.
+fn project(base_url: &str, extra: &str, faults: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("contracts")).unwrap();
+    std::fs::create_dir_all(dir.path().join("scenarios")).unwrap();
+    std::fs::write(
+        dir.path().join("fibon.yaml"),
+        format!(
+            "target:\n  kind: openai\n  base_url: \"{base_url}\"\n  model: scripted\n  timeout: 10s\n{extra}matrix: {{jobs: 2, timeout_fault_delay: 200ms}}\nreport: {{dir: out}}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("contracts/lookup.yaml"),
+        "skill: lookup\nmust_call_tools: [lookup]\nfailure_semantics: {TOOL_NOT_FOUND: explicit}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("scenarios/lookup.yaml"),
+        format!("id: lookup-simple\nskill: lookup\ncomplexity: simple\ninput: look it up\ntools:\n  lookup:\n    description: Looks a thing up\n    input_schema: {{type: object, properties: {{q: {{type: string}}}}}}\n    responses:\n      - text: \"the answer is 42\"\nfaults: [{faults}]\nexpect: {{facts: [\"42\"]}}\n"),
+    )
+    .unwrap();
+    dir
+}
+
+async fn run(dir: &Path, args: &[&str]) -> (i32, Value, String) {
+    let dir = dir.to_path_buf();
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    tokio::task::spawn_blocking(move || {
+        let out = fibon(&dir)
+            .args(["run", "--format", "json"])
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let report =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("no report: {stderr}"));
+        (code(&out), report, stderr)
+    })
+    .await
+    .unwrap()
+}
+
+fn body(req: &Request) -> Value {
+    serde_json::from_slice(&req.body).unwrap()
+}
+
+fn completion(message: Value) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_json(json!({
+        "id": "x", "object": "chat.completion", "model": "scripted",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]
+    }))
+}
+
+fn tool_call(id: &str, name: &str, arguments: &str) -> Value {
+    json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}})
+}
+
+/// A model that calls `lookup` when it is offered and nothing has been looked up yet,
+/// then answers with what the tool said (or that the tool is missing).
+fn well_behaved(req: &Request) -> ResponseTemplate {
+    let b = body(req);
+    let messages = b["messages"].as_array().unwrap();
+    let last = messages.last().unwrap();
+    let offered = b["tools"]
+        .as_array()
+        .is_some_and(|ts| ts.iter().any(|t| t["function"]["name"] == "lookup"));
+    if last["role"] == "user" && offered {
+        return completion(json!({
+            "role": "assistant",
+            "content": "Let me look that up.",
+            "tool_calls": [tool_call("call_1", "lookup", "{\"q\": \"it\"}")]
+        }));
+    }
+    if last["role"] == "tool" {
+        let result = last["content"].as_str().unwrap();
+        return completion(json!({"role": "assistant", "content": format!("Found: {result}")}));
+    }
+    completion(
+        json!({"role": "assistant", "content": "I cannot answer: the lookup tool is not available."}),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_loop_runs_tools_through_the_gateway_and_offers_only_current_tools() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(well_behaved)
+        .mount(&server)
+        .await;
+    let dir = project(
+        &format!("{}/v1", server.uri()),
+        "  system_prompt: Use the tools.\n",
+        "TOOL_NOT_FOUND",
+    );
+    let (code, report, stderr) = run(dir.path(), &[]).await;
+    assert_eq!(code, exit_code::SUCCESS, "{stderr}\n{report:#}");
+    let cells = report["cells"].as_array().unwrap();
+    let q1 = cells.iter().find(|c| c["quadrant"] == "Q1").unwrap();
+    // The call went through the gateway (its authoritative trace), the answer came back.
+    assert_eq!(q1["trace"][1]["tool"], "lookup", "{q1:#}");
+    assert_eq!(q1["trace"][1]["status"], "ok");
+    assert!(q1["output"].as_str().unwrap().contains("the answer is 42"));
+
+    // What the model was sent: the system prompt, function tools from tools/list, and
+    // the tool result as a `tool` message answering its call id.
+    let requests = server.received_requests().await.unwrap();
+    let bodies: Vec<Value> = requests.iter().map(body).collect();
+    let second = bodies
+        .iter()
+        .find(|b| b["messages"].as_array().unwrap().len() == 4)
+        .expect("the turn after the tool call");
+    assert_eq!(
+        second["messages"][0],
+        json!({"role": "system", "content": "Use the tools."})
+    );
+    assert_eq!(second["messages"][2]["content"], "Let me look that up.");
+    assert_eq!(second["messages"][3]["role"], "tool");
+    assert_eq!(second["messages"][3]["tool_call_id"], "call_1");
+    assert_eq!(second["messages"][3]["content"], "the answer is 42");
+    assert_eq!(second["temperature"], 0.0);
+    let tools = second["tools"].as_array().unwrap();
+    assert_eq!(tools[0]["function"]["name"], "lookup");
+    assert_eq!(tools[0]["function"]["parameters"]["type"], "object");
+    // Under TOOL_NOT_FOUND the tool is really absent from what the model is offered.
+    assert!(
+        bodies
+            .iter()
+            .any(|b| b.get("tools").is_none() && b["messages"].as_array().unwrap().len() == 2),
+        "a request without the removed tool"
+    );
+    let q3 = cells.iter().find(|c| c["quadrant"] == "Q3").unwrap();
+    assert_eq!(q3["verdict"], "pass", "{q3:#}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn legacy_function_call_and_malformed_arguments() {
+    let server = MockServer::start().await;
+    // Turn 1: a legacy function_call with broken JSON; turn 2: a valid legacy call;
+    // turn 3: the answer.
+    Mock::given(method("POST"))
+        .respond_with(|req: &Request| {
+            let b = body(req);
+            let messages = b["messages"].as_array().unwrap();
+            match messages.len() {
+                1 => completion(json!({"role": "assistant", "content": null,
+                    "function_call": {"name": "lookup", "arguments": "{\"q\": \"it\""}})),
+                3 => completion(json!({"role": "assistant", "content": null,
+                    "function_call": {"name": "lookup", "arguments": "{\"q\": \"it\"}"}})),
+                _ => completion(json!({"role": "assistant",
+                    "content": format!("Found: {}", messages.last().unwrap()["content"].as_str().unwrap())})),
+            }
+        })
+        .mount(&server)
+        .await;
+    let dir = project(&server.uri(), "", "");
+    let (code, report, stderr) = run(dir.path(), &[]).await;
+    let cell = &report["cells"][0];
+    // The malformed call is a finding (a contract violation), not a crash.
+    assert_eq!(code, exit_code::CONTRACT_VIOLATION, "{stderr}\n{report:#}");
+    assert!(
+        cell["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["check"] == "malformed_tool_call"
+                && f["message"].as_str().unwrap().contains("not valid JSON")),
+        "{cell:#}"
+    );
+    assert!(cell["output"].as_str().unwrap().contains("42"));
+    let bodies: Vec<Value> = server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .map(body)
+        .collect();
+    // Legacy replies go back as `function` messages; the model was told what was wrong.
+    let turn2 = &bodies[1]["messages"][2];
+    assert_eq!(turn2["role"], "function");
+    assert_eq!(turn2["name"], "lookup");
+    assert!(
+        turn2["content"]
+            .as_str()
+            .unwrap()
+            .contains("INVALID_ARGUMENTS")
+    );
+    assert_eq!(bodies[2]["messages"][4]["content"], "the answer is 42");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rate_limits_and_server_errors_are_retried() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "1"))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(500))
+        .up_to_n_times(1)
+        .with_priority(2)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(well_behaved)
+        .with_priority(3)
+        .mount(&server)
+        .await;
+    let dir = project(&server.uri(), "", "");
+    let started = std::time::Instant::now();
+    let (code, report, stderr) = run(dir.path(), &[]).await;
+    assert_eq!(code, exit_code::SUCCESS, "{stderr}\n{report:#}");
+    assert!(
+        started.elapsed() >= std::time::Duration::from_secs(1),
+        "Retry-After was honoured"
+    );
+    assert_eq!(server.received_requests().await.unwrap().len(), 4);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_endpoint_that_keeps_failing_or_is_unreachable_is_an_error() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(503))
+        .mount(&server)
+        .await;
+    let dir = project(&server.uri(), "", "");
+    let (code, report, _) = run(dir.path(), &[]).await;
+    assert_eq!(code, exit_code::UNAVAILABLE, "{report:#}");
+    assert_eq!(report["cells"][0]["verdict"], "error");
+    let message = report["cells"][0]["findings"][0]["message"]
+        .as_str()
+        .unwrap();
+    assert!(message.contains("HTTP 503"), "{message}");
+
+    // Nothing listens on port 9 of the loopback.
+    let dir = project("http://127.0.0.1:9/v1", "", "");
+    let (code, report, _) = run(dir.path(), &[]).await;
+    assert_eq!(code, exit_code::UNAVAILABLE, "{report:#}");
+    assert_eq!(
+        report["cells"][0]["findings"][0]["check"],
+        "target_unavailable"
+    );
+
+    // A key variable that is named but not set is an error too, before any request.
+    let dir = project(&server.uri(), "  api_key_env: FIBON_TEST_UNSET_KEY\n", "");
+    let (code, report, _) = run(dir.path(), &[]).await;
+    assert_eq!(code, exit_code::UNAVAILABLE);
+    let message = report["cells"][0]["findings"][0]["message"]
+        .as_str()
+        .unwrap();
+    assert!(message.contains("FIBON_TEST_UNSET_KEY"), "{message}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_endless_tool_call_loop_is_stopped_by_max_steps() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(|_: &Request| {
+            completion(json!({"role": "assistant", "content": "",
+                "tool_calls": [tool_call("c", "lookup", "{}")]}))
+        })
+        .mount(&server)
+        .await;
+    let dir = project(&server.uri(), "  max_steps: 3\n", "");
+    let (code, report, _) = run(dir.path(), &[]).await;
+    assert_eq!(code, exit_code::CONTRACT_VIOLATION, "{report:#}");
+    let cell = &report["cells"][0];
+    assert_eq!(cell["behavior"], "hard_interrupt", "{cell:#}");
+    assert_eq!(server.received_requests().await.unwrap().len(), 3);
+    assert!(
+        cell.to_string().contains("max_steps (3)"),
+        "the report says why: {cell:#}"
+    );
+}
