@@ -71,7 +71,11 @@ fn shipped_examples_validate_against_the_committed_schemas() {
         ),
         (
             FileKind::Config,
-            vec![root().join("fibon.yaml"), root().join("fibon.naive.yaml")],
+            vec![
+                root().join("fibon.yaml"),
+                root().join("fibon.naive.yaml"),
+                root().join("fibon.smollm2.yaml"),
+            ],
         ),
         (
             FileKind::Policy,
@@ -92,8 +96,8 @@ fn shipped_examples_validate_against_the_committed_schemas() {
     }
     assert_eq!(
         checked,
-        3 + 6 + 2 + 1,
-        "three skills, two scenarios each, two configs, one policy"
+        3 + 6 + 3 + 1,
+        "three skills, two scenarios each, three configs, one policy"
     );
 }
 

