@@ -293,3 +293,90 @@ async fn an_endless_tool_call_loop_is_stopped_by_max_steps() {
         "the report says why: {cell:#}"
     );
 }
+
+/// A model that calls `lookup` only when pushed at `stage` (1 warned, 2 forced; 3: it
+/// never calls but restates a result it is handed; 0: never complies).
+fn stubborn(stage: u8) -> impl Fn(&Request) -> ResponseTemplate {
+    move |req: &Request| {
+        let b = body(req);
+        let messages = b["messages"].as_array().unwrap();
+        let last = messages.last().unwrap();
+        let text = |m: &Value| m["content"].as_str().unwrap_or_default().to_string();
+        let warned = messages
+            .iter()
+            .any(|m| m["role"] == "system" && text(m).contains("you must call `lookup`"));
+        let forced = b["tool_choice"]["function"]["name"] == "lookup";
+        let handed = text(last).contains("was called for you");
+        if last["role"] == "tool" {
+            return completion(
+                json!({"role": "assistant", "content": format!("Found: {}", text(last))}),
+            );
+        }
+        let call = match stage {
+            1 => warned,
+            2 => forced,
+            _ => false,
+        };
+        if call {
+            return completion(json!({"role": "assistant", "content": null,
+                "tool_calls": [tool_call("c1", "lookup", "{\"q\": \"it\"}")]}));
+        }
+        if handed && stage == 3 {
+            return completion(json!({"role": "assistant", "content": "The answer is 42."}));
+        }
+        completion(json!({"role": "assistant", "content": "From memory: the answer is 7."}))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_intervention_ladder_records_where_the_model_complied() {
+    for (stage, expected) in [(1u8, Some(1)), (2, Some(2)), (3, Some(3)), (0, None)] {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(stubborn(stage))
+            .mount(&server)
+            .await;
+        let dir = project(&server.uri(), "  intervene: true\n", "");
+        let (code, report, stderr) = run(dir.path(), &[]).await;
+        // The verdict stands: the model did not call the tool unprompted.
+        assert_eq!(code, exit_code::CONTRACT_VIOLATION, "{stderr}");
+        let cell = &report["cells"][0];
+        assert_eq!(cell["verdict"], "contract_violation");
+        let ladder = &cell["intervention"];
+        assert_eq!(
+            ladder["complied_at"],
+            json!(expected),
+            "stage {stage}: {ladder:#}"
+        );
+        let tried = ladder["stages"].as_array().unwrap();
+        assert_eq!(tried.len(), expected.unwrap_or(3) as usize, "{ladder:#}");
+        assert!(
+            tried[..tried.len() - 1]
+                .iter()
+                .all(|s| s["complied"] == false)
+        );
+        let summary = &report["intervention"];
+        assert_eq!(summary["model"], "scripted");
+        assert_eq!(summary["violations"], 1);
+        let mut at = [0, 0, 0];
+        if let Some(s) = expected {
+            at[s as usize - 1] = 1;
+        }
+        assert_eq!(summary["complied_at_stage"], json!(at));
+        assert_eq!(summary["never"], if expected.is_none() { 1 } else { 0 });
+        assert!(
+            stderr.contains("intervention (scripted): 1 must_call_tools violation"),
+            "{stderr}"
+        );
+        // Stage 3: the verifier made the call itself, through the gateway.
+        if stage == 3 {
+            let requests = server.received_requests().await.unwrap();
+            let last = body(requests.last().unwrap());
+            assert!(
+                last.get("tools").is_none(),
+                "nothing to call in translation"
+            );
+            assert!(last.to_string().contains("the answer is 42"));
+        }
+    }
+}

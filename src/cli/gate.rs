@@ -145,6 +145,7 @@ pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedErro
                         contract: String::new(),
                         contract_line: 0,
                         quality: Some(q),
+                        intervention: None,
                     }
                 }
             });
@@ -205,6 +206,7 @@ fn candidate(line_no: usize, line: &str) -> Result<Candidate, Box<CellReport>> {
             contract: String::new(),
             contract_line: 0,
             quality: None,
+            intervention: None,
         })
     };
     let v: Value = serde_json::from_str(line).map_err(|e| bad(format!("not JSON: {e}")))?;

@@ -227,6 +227,14 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
         interrupted,
     );
     report.quality_budget = budget;
+    if let crate::config::Target::Openai {
+        model,
+        intervene: true,
+        ..
+    } = &target
+    {
+        report.intervention = report::InterventionSummary::of(model, &report.cells);
+    }
     write_reports(globals, &report, &report_dir, args.format)
 }
 
@@ -258,6 +266,9 @@ pub(crate) fn write_reports(
         }
     }
     write!(stderr, "{}", report::table::render(report, 110))?;
+    if let Some(i) = &report.intervention {
+        writeln!(stderr, "{}", i.line())?;
+    }
     writeln!(
         stderr,
         "report: {}",

@@ -260,5 +260,6 @@ fn bad_line(line: usize, reason: &str) -> CellReport {
         contract: String::new(),
         contract_line: 0,
         quality: None,
+        intervention: None,
     }
 }

@@ -111,6 +111,8 @@ pub enum Target {
         temperature: f64,
         /// `auto`, `required` or `none`.
         tool_choice: String,
+        /// Run must_call_tools violations up the intervention ladder.
+        intervene: bool,
         /// Per-cell timeout.
         timeout: Duration,
     },

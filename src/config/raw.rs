@@ -104,6 +104,10 @@ pub struct RawTarget {
     pub temperature: Option<f64>,
     /// openai: `auto`, `required` or `none` (default `auto`).
     pub tool_choice: Option<String>,
+    /// openai: when a cell violates `must_call_tools`, run it again up the intervention
+    /// ladder (a system warning, then `tool_choice` forced, then degraded translation) and
+    /// report at which stage the model complied (default false).
+    pub intervene: Option<bool>,
     /// replay: the recorded conversations (History JSONL), relative to this file.
     pub history: Option<String>,
 }

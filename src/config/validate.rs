@@ -25,6 +25,7 @@ const TARGET_KEYS: [(TargetKind, &[&str]); 4] = [
             "max_steps",
             "temperature",
             "tool_choice",
+            "intervene",
             "timeout",
         ],
     ),
@@ -334,6 +335,7 @@ fn target(doc: &Document, dir: &Path, t: RawTarget, diags: &mut Vec<Diagnostic>)
                 max_steps: t.max_steps.unwrap_or(8),
                 temperature: t.temperature.unwrap_or(0.0),
                 tool_choice: t.tool_choice.unwrap_or_else(|| "auto".into()),
+                intervene: t.intervene.unwrap_or(false),
                 timeout,
             }
         }

@@ -66,6 +66,7 @@ fn error_cell(id: String, skill: String, finding: Finding) -> CellReport {
         contract: String::new(),
         contract_line: 0,
         quality: None,
+        intervention: None,
     }
 }
 
@@ -208,6 +209,7 @@ pub fn check_conversation(project: &Project, conv: &Conversation, lexicon: &Lexi
         contract: contract.source.display().to_string(),
         contract_line: contract.source_line,
         quality: None,
+        intervention: None,
     }
 }
 

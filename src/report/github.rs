@@ -29,6 +29,9 @@ pub fn summary_markdown(report: &Report) -> String {
             md.push_str(&format!("| `{}` | {} | {f} |\n", c.id, c.verdict.as_str()));
         }
     }
+    if let Some(i) = &report.intervention {
+        md.push_str(&format!("\n{}\n", i.line()));
+    }
     if report.interrupted {
         md.push_str("\n_The run was interrupted; these are the cells that finished._\n");
     }

@@ -160,6 +160,10 @@ pub struct CellReport {
     /// The Candidate Quality Result, when the quality gate ran.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub quality: Option<crate::quality::QualityResult>,
+    /// openai targets with `intervene: true`, on a `must_call_tools` violation: where the
+    /// model complied on the intervention ladder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intervention: Option<InterventionResult>,
 }
 
 /// Counts by verdict.
@@ -245,6 +249,9 @@ pub struct Report {
     /// Reproducibility sampling: the selection and the stability of each Skill.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sampling: Option<Value>,
+    /// Per-model intervention rates (openai targets with `intervene: true`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub intervention: Option<InterventionSummary>,
     /// The exit code.
     pub exit_code: i32,
 }
@@ -275,7 +282,94 @@ impl Report {
             summary,
             quality_budget: None,
             sampling: None,
+            intervention: None,
             exit_code,
         }
+    }
+}
+
+/// The intervention ladder run on a cell that violated `must_call_tools` (background:
+/// skill-contract-compliance-layer.txt). The cell's verdict is unchanged: it records what
+/// it took to make the model comply.
+#[derive(Debug, Clone, Serialize)]
+pub struct InterventionResult {
+    /// The first stage at which the model complied (1 warning, 2 forced tool_choice,
+    /// 3 degraded translation); `None` when it never did.
+    pub complied_at: Option<u8>,
+    /// The stages tried, in order (the ladder stops at the first compliance).
+    pub stages: Vec<InterventionStage>,
+}
+
+/// One stage of the ladder.
+#[derive(Debug, Clone, Serialize)]
+pub struct InterventionStage {
+    /// 1, 2 or 3.
+    pub stage: u8,
+    /// `warning`, `forced_tool_choice` or `degraded_translation`.
+    pub name: &'static str,
+    /// Whether the model complied: the required tools were called (stage 3: the answer
+    /// restates the result, with no fact findings), and the cell could be evaluated.
+    pub complied: bool,
+    /// The verdict of the re-run.
+    pub verdict: Verdict,
+    /// The findings that decided it.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub note: String,
+}
+
+/// Per-model intervention rates over a run (`report.json` → `intervention`).
+#[derive(Debug, Clone, Serialize)]
+pub struct InterventionSummary {
+    /// The model.
+    pub model: String,
+    /// Cells that violated `must_call_tools` and went up the ladder.
+    pub violations: usize,
+    /// How many complied first at stage 1, 2 and 3.
+    pub complied_at_stage: [usize; 3],
+    /// How many never complied.
+    pub never: usize,
+    /// Share complying at stage 1 (the background text claims over 80% for top models).
+    pub stage1_rate: f64,
+}
+
+impl InterventionSummary {
+    /// The rates over the cells' ladder results.
+    pub fn of(model: &str, cells: &[CellReport]) -> Option<InterventionSummary> {
+        let results: Vec<&InterventionResult> = cells
+            .iter()
+            .filter_map(|c| c.intervention.as_ref())
+            .collect();
+        if results.is_empty() {
+            return None;
+        }
+        let mut at = [0usize; 3];
+        let mut never = 0;
+        for r in &results {
+            match r.complied_at {
+                Some(s @ 1..=3) => at[s as usize - 1] += 1,
+                _ => never += 1,
+            }
+        }
+        Some(InterventionSummary {
+            model: model.to_string(),
+            violations: results.len(),
+            complied_at_stage: at,
+            never,
+            stage1_rate: at[0] as f64 / results.len() as f64,
+        })
+    }
+
+    /// One line for people.
+    pub fn line(&self) -> String {
+        let pct = |n: usize| format!("{n} ({:.0}%)", 100.0 * n as f64 / self.violations as f64);
+        format!(
+            "intervention ({}): {} must_call_tools violation(s); complied at stage 1 (warning): {}, stage 2 (forced tool_choice): {}, stage 3 (degraded translation): {}, never: {}",
+            self.model,
+            self.violations,
+            pct(self.complied_at_stage[0]),
+            pct(self.complied_at_stage[1]),
+            pct(self.complied_at_stage[2]),
+            pct(self.never)
+        )
     }
 }

@@ -106,6 +106,7 @@ pub async fn replay(
         tools_url: session.tools_url(),
         mcp_url: session.mcp_url(),
         revise: None,
+        intervention: None,
     };
     let invocation = invoke(target, &request, limits).await;
     let trace = session.trace();
@@ -191,6 +192,7 @@ pub async fn replay(
         contract: String::new(),
         contract_line: 0,
         quality: None,
+        intervention: None,
     }
 }
 

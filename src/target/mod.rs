@@ -30,6 +30,38 @@ pub struct Request {
     /// When the quality gate asks for a rewrite: the previous answer and the judges'
     /// reasons (an optional extension of the protocol; agents that ignore it just answer).
     pub revise: Option<(String, String)>,
+    /// A stage of the intervention ladder (openai targets only; other targets get the
+    /// plain request).
+    pub intervention: Option<Intervention>,
+}
+
+/// A stage of the intervention ladder (background: skill-contract-compliance-layer.txt):
+/// how a model that skipped a required tool is pushed to call it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Intervention {
+    /// Stage 1: a system message warns that the tools must be called.
+    Warn(Vec<String>),
+    /// Stage 2: `tool_choice` forces this tool on the first turn.
+    Force(String),
+    /// Stage 3, degraded translation: the verifier calls the tool itself (through the
+    /// gateway session) and asks the model only to restate the result.
+    Translate {
+        /// The tool.
+        tool: String,
+        /// The arguments the verifier derived from the input.
+        arguments: Value,
+    },
+}
+
+impl Intervention {
+    /// 1, 2 or 3.
+    pub fn stage(&self) -> u8 {
+        match self {
+            Intervention::Warn(_) => 1,
+            Intervention::Force(_) => 2,
+            Intervention::Translate { .. } => 3,
+        }
+    }
 }
 
 impl Request {
@@ -274,6 +306,7 @@ pub async fn invoke(target: &Target, request: &Request, limits: Limits) -> Invoc
             temperature,
             tool_choice,
             timeout,
+            intervene: _,
         } => {
             let spec = openai::ModelSpec {
                 base_url,

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{Invocation, Limits, Request, Response, SelfReportedCall};
+use super::{Intervention, Invocation, Limits, Request, Response, SelfReportedCall};
 use crate::chat::{ChatClient, ChatError};
 
 /// The model and how to drive it.
@@ -204,7 +204,25 @@ async fn run_loop(
     if let Some(system) = spec.system_prompt {
         messages.push(json!({"role": "system", "content": system}));
     }
+    if let Some(Intervention::Warn(required)) = &request.intervention {
+        let names: Vec<String> = required.iter().map(|t| format!("`{t}`")).collect();
+        messages.push(json!({"role": "system", "content": format!(
+            "Warning: you must call {} before answering. An answer that does not come from the \
+             tool results will be rejected; if a tool is unavailable, say so instead of answering.",
+            names.join(", ")
+        )}));
+    }
     messages.push(json!({"role": "user", "content": request.input}));
+    let mut offer_tools = true;
+    if let Some(Intervention::Translate { tool, arguments }) = &request.intervention {
+        // Degraded translation: the verifier makes the call; the model only restates.
+        let result = tools.call(tool, arguments).await;
+        messages.push(json!({"role": "user", "content": format!(
+            "The tool `{tool}` was called for you and returned:\n{result}\n\n\
+             Answer the question above by restating this result. Add nothing that is not in it."
+        )}));
+        offer_tools = false;
+    }
     if let Some((previous, feedback)) = &request.revise {
         messages.push(json!({"role": "assistant", "content": previous}));
         messages.push(json!({"role": "user", "content": format!(
@@ -213,10 +231,22 @@ async fn run_loop(
     }
     let mut trace = Vec::new();
     let mut notes = Vec::new();
-    for _ in 0..spec.max_steps.max(1) {
-        let offered = match tools.list().await {
-            Ok(t) => t,
-            Err(reason) => return Invocation::Failed { reason },
+    for turn in 0..spec.max_steps.max(1) {
+        let offered = if offer_tools {
+            match tools.list().await {
+                Ok(t) => t,
+                Err(reason) => return Invocation::Failed { reason },
+            }
+        } else {
+            Vec::new()
+        };
+        let forced = match &request.intervention {
+            Some(Intervention::Force(tool))
+                if turn == 0 && offered.iter().any(|t| t["function"]["name"] == *tool) =>
+            {
+                Some(tool.as_str())
+            }
+            _ => None,
         };
         let mut body = json!({
             "model": spec.model,
@@ -224,8 +254,8 @@ async fn run_loop(
             "temperature": spec.temperature,
         });
         if !offered.is_empty() {
-            body["tool_choice"] = match spec.tool_choice {
-                "auto" | "required" | "none" => json!(spec.tool_choice),
+            body["tool_choice"] = match forced.unwrap_or(spec.tool_choice) {
+                choice @ ("auto" | "required" | "none") => json!(choice),
                 tool => json!({"type": "function", "function": {"name": tool}}),
             };
             body["tools"] = Value::Array(offered);
