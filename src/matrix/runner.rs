@@ -78,6 +78,33 @@ pub async fn run_cells(
     (reports, interrupted)
 }
 
+/// A gateway session for the cell's scenario under `faults`, and the plain request that
+/// points the agent at it (the session lives as long as the handle).
+fn open(
+    gateway: &Gateway,
+    project: &Project,
+    cell: &Cell,
+    faults: FaultPlan,
+    run_id: String,
+) -> (crate::gateway::SessionHandle, Request) {
+    let scenario = &project.scenarios[cell.scenario];
+    let session = gateway.open_session(SessionSpec {
+        fixtures: scenario.tools.clone(),
+        schema_drift: scenario.schema_drift.clone(),
+        faults,
+    });
+    let request = Request {
+        run_id,
+        skill: project.contracts[cell.contract].skill.clone(),
+        input: scenario.input.clone(),
+        tools_url: session.tools_url(),
+        mcp_url: session.mcp_url(),
+        revise: None,
+        intervention: None,
+    };
+    (session, request)
+}
+
 async fn run_cell(
     project: &Project,
     target: &Target,
@@ -94,20 +121,13 @@ async fn run_cell(
             Some(kind) => FaultPlan::on(&cell.removed_tools, Fault::new(kind)),
             None => FaultPlan::none(),
         };
-        let session = gateway.open_session(SessionSpec {
-            fixtures: scenario.tools.clone(),
-            schema_drift: scenario.schema_drift.clone(),
+        let (session, request) = open(
+            gateway,
+            project,
+            cell,
             faults,
-        });
-        let request = Request {
-            run_id: format!("{}#{}", cell.id, attempt + 1),
-            skill: contract.skill.clone(),
-            input: scenario.input.clone(),
-            tools_url: session.tools_url(),
-            mcp_url: session.mcp_url(),
-            revise: None,
-            intervention: None,
-        };
+            format!("{}#{}", cell.id, attempt + 1),
+        );
         let invocation = invoke(target, &request, options.limits).await;
         let trace = session.trace();
         drop(session);
@@ -158,20 +178,14 @@ async fn run_cell(
             > {
                 let previous = candidate.output.clone();
                 Box::pin(async move {
-                    let session = gateway.open_session(SessionSpec {
-                        fixtures: scenario.tools.clone(),
-                        schema_drift: scenario.schema_drift.clone(),
-                        faults: FaultPlan::none(),
-                    });
-                    let request = Request {
-                        run_id: format!("{}#rewrite", cell.id),
-                        skill: contract.skill.clone(),
-                        input: scenario.input.clone(),
-                        tools_url: session.tools_url(),
-                        mcp_url: session.mcp_url(),
-                        revise: Some((previous, feedback)),
-                        intervention: None,
-                    };
+                    let (_session, mut request) = open(
+                        gateway,
+                        project,
+                        cell,
+                        FaultPlan::none(),
+                        format!("{}#rewrite", cell.id),
+                    );
+                    request.revise = Some((previous, feedback));
                     match invoke(target, &request, options.limits).await {
                         Invocation::Responded { response, .. }
                             if response.status.as_deref() != Some("error") =>
@@ -293,20 +307,14 @@ async fn intervene(
                 }
             },
         };
-        let session = gateway.open_session(SessionSpec {
-            fixtures: scenario.tools.clone(),
-            schema_drift: scenario.schema_drift.clone(),
-            faults: FaultPlan::none(),
-        });
-        let request = Request {
-            run_id: format!("{}#intervention-{stage}", cell.id),
-            skill: contract.skill.clone(),
-            input: scenario.input.clone(),
-            tools_url: session.tools_url(),
-            mcp_url: session.mcp_url(),
-            revise: None,
-            intervention: Some(intervention),
-        };
+        let (session, mut request) = open(
+            gateway,
+            project,
+            cell,
+            FaultPlan::none(),
+            format!("{}#intervention-{stage}", cell.id),
+        );
+        request.intervention = Some(intervention);
         let invocation = invoke(target, &request, options.limits).await;
         let trace = session.trace();
         drop(session);
