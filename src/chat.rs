@@ -122,12 +122,37 @@ impl ChatClient {
                     self.url
                 )));
             }
-            return resp.json::<Value>().await.map_err(|e| {
-                ChatError::Malformed(format!("{}'s reply is not JSON: {e}", self.url))
+            return read_capped(resp).await.and_then(|body| {
+                serde_json::from_slice::<Value>(&body).map_err(|e| {
+                    ChatError::Malformed(format!("{}'s reply is not JSON: {e}", self.url))
+                })
             });
         }
         Err(last)
     }
+}
+
+/// The most bytes of one reply read: an endpoint that floods is cut off, not buffered.
+pub const REPLY_CAP: usize = 16 * 1024 * 1024;
+
+async fn read_capped(resp: reqwest::Response) -> Result<Vec<u8>, ChatError> {
+    use futures_util::StreamExt;
+    let url = resp.url().to_string();
+    let mut body = Vec::new();
+    let mut stream = resp.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| {
+            ChatError::Malformed(format!("{url}: the reply broke off: {}", root_cause(&e)))
+        })?;
+        if body.len() + chunk.len() > REPLY_CAP {
+            return Err(ChatError::Malformed(format!(
+                "{url}: the reply is larger than {} MiB",
+                REPLY_CAP / (1024 * 1024)
+            )));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 /// `Retry-After` seconds (capped at 30), else 200 ms doubling.

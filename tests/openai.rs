@@ -380,3 +380,28 @@ async fn the_intervention_ladder_records_where_the_model_complied() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_flooding_or_garbage_endpoint_is_an_error_not_a_crash() {
+    for body in [
+        vec![b'x'; 20 * 1024 * 1024],
+        b"\x00\x01<html>not json".to_vec(),
+        br#"{"choices": []}"#.to_vec(),
+    ] {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(200).set_body_bytes(body.clone()))
+            .mount(&server)
+            .await;
+        let dir = project(&server.uri(), "", "");
+        let (code, report, _) = run(dir.path(), &[]).await;
+        assert_eq!(code, exit_code::UNAVAILABLE, "{report:#}");
+        let cell = &report["cells"][0];
+        assert_eq!(cell["verdict"], "error");
+        assert_eq!(cell["findings"][0]["check"], "target_unavailable");
+        let message = cell["findings"][0]["message"].as_str().unwrap();
+        if body.len() > fibon_verify::chat::REPLY_CAP {
+            assert!(message.contains("larger than 16 MiB"), "{message}");
+        }
+    }
+}
