@@ -6,6 +6,10 @@
 //!   server directly over stdio; the difference is the gateway's added latency.
 //! - REST fixture call: `POST /s/SID/tools/NAME` answered from a fixture (the whole
 //!   cost is the gateway's: HTTP parse, session lookup, fault check, trace record).
+//! - a peer proxy for comparison: PyPI `mcp-proxy` 0.13.0 exposing the same stdio server
+//!   over Streamable HTTP (our client -> mcp-proxy -> stdio), when it is installed in
+//!   `target/proxy-venv` (`python3 -m venv target/proxy-venv && target/proxy-venv/bin/pip
+//!   install mcp-proxy==0.13.0`; a separate venv, as it pins an older `mcp`).
 //! - peak RSS of the process while 100 sessions call concurrently.
 
 use std::path::PathBuf;
@@ -19,6 +23,10 @@ use indexmap::IndexMap;
 use serde_json::json;
 
 const CALLS: usize = 10_000;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
 
 fn everything() -> McpTransport {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
@@ -88,6 +96,37 @@ fn main() {
         let via = McpClient::connect(&McpTransport::Http { url: session.mcp_url().parse().unwrap(), headers: IndexMap::new() }, timeout).await.unwrap();
         let (g50, g99, gtput) = measure(CALLS, || async { via.call_tool("echo", args.clone(), None).await.unwrap(); }).await;
 
+        // The peer proxy, if installed.
+        let proxy_bin = root().join("target/proxy-venv/bin/mcp-proxy");
+        let peer = if proxy_bin.is_file() {
+            let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+            let server = root().join("tests/peers/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+            let mut child = std::process::Command::new(&proxy_bin)
+                .args(["--port", &port.to_string(), "--host", "127.0.0.1", "--log-level", "WARNING", "--", "node"])
+                .arg(server)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            let transport = McpTransport::Http { url: format!("http://127.0.0.1:{port}/mcp").parse().unwrap(), headers: IndexMap::new() };
+            let mut client = None;
+            for _ in 0..100 {
+                if let Ok(c) = McpClient::connect(&transport, timeout).await {
+                    client = Some(c);
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            let client = client.expect("mcp-proxy did not come up within 10 s");
+            let result = measure(CALLS, || async { client.call_tool("echo", args.clone(), None).await.unwrap(); }).await;
+            client.close().await;
+            let _ = child.kill();
+            let _ = child.wait();
+            Some(result)
+        } else {
+            None
+        };
+
         let mut fixtures = IndexMap::new();
         fixtures.insert(
             "lookup".to_string(),
@@ -120,6 +159,13 @@ fn main() {
         println!("| server-everything `echo`, direct (stdio) | {d50:.3} ms | {d99:.3} ms | {dtput:.0} |");
         println!("| the same through the gateway (MCP over HTTP) | {g50:.3} ms | {g99:.3} ms | {gtput:.0} |");
         println!("| **gateway overhead, proxied MCP call** | **{:.3} ms** | **{:.3} ms** | |", g50 - d50, g99 - d99);
+        match peer {
+            Some((p50, p99, ptput)) => {
+                println!("| the same through mcp-proxy 0.13.0 (Streamable HTTP) | {p50:.3} ms | {p99:.3} ms | {ptput:.0} |");
+                println!("| mcp-proxy overhead, for comparison | {:.3} ms | {:.3} ms | |", p50 - d50, p99 - d99);
+            }
+            None => println!("| mcp-proxy (not installed in target/proxy-venv: skipped) | | | |"),
+        }
         println!("| REST fixture call, whole round trip | {r50:.3} ms | {r99:.3} ms | {rtput:.0} |");
         println!();
         println!("peak RSS of the process (gateway + load generator) after 100 concurrent sessions: {rss:.1} MB");

@@ -766,6 +766,53 @@ async fn an_http_upstream_is_proxied_too() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn an_upstream_behind_mcp_proxy_is_reached_over_the_handshake_era() {
+    // mcp-proxy (PyPI) answers `server/discover` with HTTP 400 *and* a fresh session id;
+    // the client must fall back to `initialize` without carrying that id along.
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let mut argv = peers::mcp_proxy(port, peers::everything());
+    let mut child = tokio::process::Command::new(argv.remove(0))
+        .args(argv)
+        .kill_on_drop(true)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = McpServer {
+        name: "proxied".into(),
+        transport: McpTransport::Http {
+            url: format!("http://127.0.0.1:{port}/mcp").parse().unwrap(),
+            headers: IndexMap::new(),
+        },
+    };
+    let mut upstreams = Upstreams::connect(std::slice::from_ref(&server), TIMEOUT).await;
+    for _ in 0..150 {
+        if upstreams.servers()[0].error.is_none() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        upstreams = Upstreams::connect(std::slice::from_ref(&server), TIMEOUT).await;
+    }
+    assert!(
+        upstreams.servers()[0].error.is_none(),
+        "{:?}",
+        upstreams.servers()[0].error
+    );
+    let gw = Gateway::start(fast(), upstreams).await.unwrap();
+    let s = gw.open_session(SessionSpec::default());
+    let (status, body) = rest_call(&s.tools_url(), "echo", json!({"message": "via proxy"})).await;
+    assert_eq!(
+        (status, body["content"][0]["text"].as_str()),
+        (200, Some("Echo: via proxy")),
+        "{body}"
+    );
+    child.kill().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn an_upstream_that_dies_mid_call_is_server_down_not_a_hang() {
     let upstreams = Upstreams::connect(&[stdio("bad", peers::misbehaving(&[]))], TIMEOUT).await;
     let gw = Gateway::start(fast(), upstreams).await.unwrap();

@@ -169,14 +169,18 @@ impl HttpConnection {
                 ))
             }
         })?;
-        if let Some(sid) = resp
-            .headers()
-            .get(SESSION_HEADER)
-            .and_then(|v| v.to_str().ok())
+        let status = resp.status();
+        // Only a successful reply establishes a session: a handshake-era server rejects
+        // `server/discover` with 400 and a fresh session id that its `initialize` would
+        // then refuse (seen with PyPI mcp-proxy 0.13.0).
+        if status.is_success()
+            && let Some(sid) = resp
+                .headers()
+                .get(SESSION_HEADER)
+                .and_then(|v| v.to_str().ok())
         {
             *self.session.lock().expect("not poisoned") = Some(sid.to_string());
         }
-        let status = resp.status();
         if !status.is_success() {
             let body = read_capped(resp).await.unwrap_or_default();
             // A JSON-RPC error in an error status is still a JSON-RPC error.

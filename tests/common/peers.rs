@@ -180,3 +180,39 @@ impl Drop for ModelServer {
         let _ = self.child.wait();
     }
 }
+
+/// PyPI's mcp-proxy, in its own venv (it pins an older `mcp` than mcp-server-time).
+pub const MCP_PROXY: &str = "mcp-proxy==0.13.0";
+
+/// argv of mcp-proxy serving `argv` (a stdio server) over Streamable HTTP on `port`;
+/// installs it into `target/proxy-venv` if missing.
+pub fn mcp_proxy(port: u16, argv: Vec<String>) -> Vec<String> {
+    ensure();
+    let venv = root().join("target/proxy-venv");
+    let bin = venv.join("bin/mcp-proxy");
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        if !bin.is_file() {
+            let ok = Command::new("python3")
+                .args(["-m", "venv"])
+                .arg(&venv)
+                .status()
+                .is_ok_and(|s| s.success())
+                && Command::new(venv.join("bin/pip"))
+                    .args(["install", "-q", MCP_PROXY])
+                    .status()
+                    .is_ok_and(|s| s.success());
+            assert!(ok, "installing {MCP_PROXY} into target/proxy-venv failed");
+        }
+    });
+    let mut out = vec![
+        bin.display().to_string(),
+        "--port".into(),
+        port.to_string(),
+        "--host".into(),
+        "127.0.0.1".into(),
+        "--".into(),
+    ];
+    out.extend(argv);
+    out
+}
