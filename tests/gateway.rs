@@ -718,6 +718,32 @@ async fn filesystem_time_and_colliding_servers_flatten_into_one_namespace() {
     );
 }
 
+/// A gateway whose one upstream is the Streamable HTTP server on `port`, waiting (up to
+/// 15 s) for the server to come up.
+async fn gateway_over_http(name: &str, port: u16) -> Gateway {
+    let server = McpServer {
+        name: name.into(),
+        transport: McpTransport::Http {
+            url: format!("http://127.0.0.1:{port}/mcp").parse().unwrap(),
+            headers: IndexMap::new(),
+        },
+    };
+    let mut upstreams = Upstreams::connect(std::slice::from_ref(&server), TIMEOUT).await;
+    for _ in 0..150 {
+        if upstreams.servers()[0].error.is_none() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        upstreams = Upstreams::connect(std::slice::from_ref(&server), TIMEOUT).await;
+    }
+    assert!(
+        upstreams.servers()[0].error.is_none(),
+        "{:?}",
+        upstreams.servers()[0].error
+    );
+    Gateway::start(fast(), upstreams).await.unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn an_http_upstream_is_proxied_too() {
     let port = {
@@ -733,28 +759,7 @@ async fn an_http_upstream_is_proxied_too() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    let server = McpServer {
-        name: "web".into(),
-        transport: McpTransport::Http {
-            url: url.parse().unwrap(),
-            headers: IndexMap::new(),
-        },
-    };
-    let mut upstreams = Upstreams::connect(std::slice::from_ref(&server), TIMEOUT).await;
-    for _ in 0..100 {
-        if upstreams.servers()[0].error.is_none() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        upstreams = Upstreams::connect(std::slice::from_ref(&server), TIMEOUT).await;
-    }
-    assert!(
-        upstreams.servers()[0].error.is_none(),
-        "{:?}",
-        upstreams.servers()[0].error
-    );
-    let gw = Gateway::start(fast(), upstreams).await.unwrap();
+    let gw = gateway_over_http("web", port).await;
     let s = gw.open_session(SessionSpec::default());
     let (status, body) = rest_call(&s.tools_url(), "echo", json!({"message": "over http"})).await;
     assert_eq!(
@@ -781,27 +786,7 @@ async fn an_upstream_behind_mcp_proxy_is_reached_over_the_handshake_era() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let server = McpServer {
-        name: "proxied".into(),
-        transport: McpTransport::Http {
-            url: format!("http://127.0.0.1:{port}/mcp").parse().unwrap(),
-            headers: IndexMap::new(),
-        },
-    };
-    let mut upstreams = Upstreams::connect(std::slice::from_ref(&server), TIMEOUT).await;
-    for _ in 0..150 {
-        if upstreams.servers()[0].error.is_none() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        upstreams = Upstreams::connect(std::slice::from_ref(&server), TIMEOUT).await;
-    }
-    assert!(
-        upstreams.servers()[0].error.is_none(),
-        "{:?}",
-        upstreams.servers()[0].error
-    );
-    let gw = Gateway::start(fast(), upstreams).await.unwrap();
+    let gw = gateway_over_http("proxied", port).await;
     let s = gw.open_session(SessionSpec::default());
     let (status, body) = rest_call(&s.tools_url(), "echo", json!({"message": "via proxy"})).await;
     assert_eq!(

@@ -182,32 +182,11 @@ pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedErro
 
 fn candidate(line_no: usize, line: &str) -> Result<Candidate, Box<CellReport>> {
     let bad = |why: String| {
-        Box::new(CellReport {
-            id: format!("line-{line_no}"),
-            index: 0,
-            skill: String::new(),
-            scenario: String::new(),
-            quadrant: String::new(),
-            fault: None,
-            removed_tools: Vec::new(),
-            behavior: Behavior::NotRun,
-            verdict: Verdict::Error,
-            findings: vec![Finding::error(
-                "candidate_parse",
-                format!("line {line_no}: {why}"),
-            )],
-            output: Value::Null,
-            trace: Vec::new(),
-            self_reported_trace: Vec::new(),
-            citations: Vec::new(),
-            stderr: String::new(),
-            attempts: 1,
-            duration_ms: 0,
-            contract: String::new(),
-            contract_line: 0,
-            quality: None,
-            intervention: None,
-        })
+        Box::new(CellReport::not_run(
+            format!("line-{line_no}"),
+            String::new(),
+            Finding::error("candidate_parse", format!("line {line_no}: {why}")),
+        ))
     };
     let v: Value = serde_json::from_str(line).map_err(|e| bad(format!("not JSON: {e}")))?;
     let text = |k: &str| v[k].as_str().map(String::from);

@@ -17,7 +17,7 @@ use crate::errors::ExpectedError;
 use crate::exit_code;
 use crate::gateway::{Gateway, GatewayOptions, Upstreams};
 use crate::history::Item;
-use crate::report::{self, Behavior, CellReport, Finding, Report, Verdict};
+use crate::report::{self, CellReport, Finding, Report, Verdict};
 use crate::sample;
 use crate::target::Limits;
 
@@ -236,30 +236,9 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
 }
 
 fn bad_line(line: usize, reason: &str) -> CellReport {
-    CellReport {
-        id: format!("line-{line}"),
-        index: 0,
-        skill: String::new(),
-        scenario: String::new(),
-        quadrant: String::new(),
-        fault: None,
-        removed_tools: Vec::new(),
-        behavior: Behavior::NotRun,
-        verdict: Verdict::Error,
-        findings: vec![Finding::error(
-            "history_parse",
-            format!("line {line}: {reason}"),
-        )],
-        output: serde_json::Value::Null,
-        trace: Vec::new(),
-        self_reported_trace: Vec::new(),
-        citations: Vec::new(),
-        stderr: String::new(),
-        attempts: 1,
-        duration_ms: 0,
-        contract: String::new(),
-        contract_line: 0,
-        quality: None,
-        intervention: None,
-    }
+    CellReport::not_run(
+        format!("line-{line}"),
+        String::new(),
+        Finding::error("history_parse", format!("line {line}: {reason}")),
+    )
 }

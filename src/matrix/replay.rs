@@ -7,7 +7,6 @@
 use std::path::Path;
 
 use indexmap::IndexMap;
-use serde_json::Value;
 
 use crate::checks::refusal::Lexicon;
 use crate::checks::{CellInput, evaluate};
@@ -15,7 +14,7 @@ use crate::contract::FaultKind;
 use crate::gateway::{Status, TraceEvent, result_text};
 use crate::history::{Conversation, Item};
 use crate::project::Project;
-use crate::report::{Behavior, CellReport, Finding, Verdict};
+use crate::report::{CellReport, Finding};
 use crate::scenario::{Complexity, Scenario};
 use crate::target::{Invocation, Response};
 
@@ -36,37 +35,11 @@ pub fn replay(
 pub fn check_item(project: &Project, item: Item, lexicon: &Lexicon) -> CellReport {
     match item {
         Item::Conversation(c) => check_conversation(project, &c, lexicon),
-        Item::Bad { line, reason } => error_cell(
+        Item::Bad { line, reason } => CellReport::not_run(
             format!("line-{line}"),
             String::new(),
             Finding::error("history_parse", format!("line {line}: {reason}")),
         ),
-    }
-}
-
-fn error_cell(id: String, skill: String, finding: Finding) -> CellReport {
-    CellReport {
-        id,
-        index: 0,
-        skill,
-        scenario: String::new(),
-        quadrant: String::new(),
-        fault: None,
-        removed_tools: Vec::new(),
-        behavior: Behavior::NotRun,
-        verdict: Verdict::Error,
-        findings: vec![finding],
-        output: Value::Null,
-        trace: Vec::new(),
-        self_reported_trace: Vec::new(),
-        citations: Vec::new(),
-        stderr: String::new(),
-        attempts: 1,
-        duration_ms: 0,
-        contract: String::new(),
-        contract_line: 0,
-        quality: None,
-        intervention: None,
     }
 }
 
@@ -75,7 +48,7 @@ pub fn check_conversation(project: &Project, conv: &Conversation, lexicon: &Lexi
     let id = conv.id.clone();
     let skill = conv.skill.clone();
     let Some(contract) = project.contracts.iter().find(|c| c.skill == skill) else {
-        return error_cell(
+        return CellReport::not_run(
             id,
             skill.clone(),
             Finding::error(
@@ -216,6 +189,7 @@ pub fn check_conversation(project: &Project, conv: &Conversation, lexicon: &Lexi
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::Verdict;
 
     #[test]
     fn an_unparsable_line_is_an_error_cell_naming_the_line() {

@@ -288,6 +288,36 @@ impl Report {
     }
 }
 
+impl CellReport {
+    /// A cell that could not be evaluated at all (a line that does not parse, a recording
+    /// no contract covers): verdict `error`, behaviour `not_run`, one finding.
+    pub fn not_run(id: String, skill: String, finding: Finding) -> CellReport {
+        CellReport {
+            id,
+            index: 0,
+            skill,
+            scenario: String::new(),
+            quadrant: String::new(),
+            fault: None,
+            removed_tools: Vec::new(),
+            behavior: Behavior::NotRun,
+            verdict: Verdict::Error,
+            findings: vec![finding],
+            output: Value::Null,
+            trace: Vec::new(),
+            self_reported_trace: Vec::new(),
+            citations: Vec::new(),
+            stderr: String::new(),
+            attempts: 1,
+            duration_ms: 0,
+            contract: String::new(),
+            contract_line: 0,
+            quality: None,
+            intervention: None,
+        }
+    }
+}
+
 /// The intervention ladder run on a cell that violated `must_call_tools` (background:
 /// skill-contract-compliance-layer.txt). The cell's verdict is unchanged: it records what
 /// it took to make the model comply.

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use super::{Intervention, Invocation, Limits, Request, Response, SelfReportedCall};
-use crate::chat::{ChatClient, ChatError};
+use crate::chat::ChatClient;
 
 /// The model and how to drive it.
 #[derive(Debug, Clone)]
@@ -45,7 +45,7 @@ pub(super) async fn invoke(spec: &ModelSpec<'_>, request: &Request, limits: Limi
         .no_proxy()
         .build()
     {
-        Ok(client) => Gateway {
+        Ok(client) => SessionTools {
             client,
             url: request.tools_url.clone(),
         },
@@ -65,12 +65,12 @@ pub(super) async fn invoke(spec: &ModelSpec<'_>, request: &Request, limits: Limi
 }
 
 /// The session's REST tools.
-struct Gateway {
+struct SessionTools {
     client: reqwest::Client,
     url: String,
 }
 
-impl Gateway {
+impl SessionTools {
     /// The current tools as OpenAI function tools.
     async fn list(&self) -> Result<Vec<Value>, String> {
         let listed: Value = self
@@ -196,7 +196,7 @@ fn calls(message: &Value) -> Vec<Call> {
 async fn run_loop(
     spec: &ModelSpec<'_>,
     chat: &ChatClient,
-    tools: &Gateway,
+    tools: &SessionTools,
     request: &Request,
     limits: Limits,
 ) -> Invocation {
@@ -260,18 +260,12 @@ async fn run_loop(
             };
             body["tools"] = Value::Array(offered);
         }
+        // Every ChatError means the model could not be asked: the cell cannot be evaluated.
         let reply = match chat.complete(&body).await {
             Ok(r) => r,
-            Err(
-                e @ (ChatError::Unreachable(_) | ChatError::GaveUp(_) | ChatError::Rejected(_)),
-            ) => {
+            Err(e) => {
                 return Invocation::Failed {
                     reason: format!("the model endpoint: {e}"),
-                };
-            }
-            Err(ChatError::Malformed(m)) => {
-                return Invocation::Failed {
-                    reason: format!("the model endpoint: {m}"),
                 };
             }
         };
