@@ -1,11 +1,16 @@
 //! History throughput on a 1 GB synthetic history: `cargo bench --bench history`.
 //! Selection (`sample --dry-run`) and the audit (`audit`), each the release binary measured
-//! from outside with `/usr/bin/time` (wall time, peak RSS). Prints a Markdown table.
+//! by `common::timed` (wall time, CPU, peak RSS). Prints rows of the README's benchmark
+//! table. The history is generated once into `target/bench-history/` and reused.
+
+#[path = "common/mod.rs"]
+mod common;
 
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
+
+use common::{Usage, human, thousands, timed};
 
 const TARGET_BYTES: u64 = 1024 * 1024 * 1024;
 
@@ -38,23 +43,18 @@ fn generate(path: &Path) -> u64 {
     lines
 }
 
-fn timed(dir: &Path, args: &[&str]) -> (f64, f64) {
-    let t = Instant::now();
-    let out = Command::new("/usr/bin/time")
-        .args(["-f", "%M"])
-        .arg(env!("CARGO_BIN_EXE_fibon-verify"))
-        .args(args)
-        .current_dir(dir)
-        .env("CI", "true")
-        .output()
-        .unwrap();
-    let secs = t.elapsed().as_secs_f64();
-    let rss_kb: f64 = String::from_utf8_lossy(&out.stderr)
-        .lines()
-        .last()
-        .and_then(|l| l.trim().parse().ok())
-        .unwrap_or(f64::NAN);
-    (secs, rss_kb / 1024.0)
+fn measure(dir: &Path, args: &[&str]) -> Usage {
+    let mut argv = vec![env!("CARGO_BIN_EXE_fibon-verify")];
+    argv.extend_from_slice(args);
+    let run = timed(&argv, dir, &[("CI", "true")]);
+    // `audit` exits 1: a tenth of the conversations contradict their evidence.
+    assert!(
+        matches!(run.status.code(), Some(0 | 1)),
+        "{args:?} failed ({}): {}",
+        run.status,
+        String::from_utf8_lossy(&run.stderr)
+    );
+    run.usage
 }
 
 fn main() {
@@ -79,7 +79,7 @@ fn main() {
         "history: {lines} lines, {mb:.0} MB (ready in {:.1} s)",
         t.elapsed().as_secs_f64()
     );
-    let (sel_s, sel_rss) = timed(
+    let selection = measure(
         &dir,
         &[
             "sample",
@@ -92,17 +92,30 @@ fn main() {
             "--dry-run",
         ],
     );
-    let (aud_s, aud_rss) = timed(&dir, &["audit", "--history", "history.jsonl"]);
-    println!("| {mb:.0} MB, {lines} conversations | time | lines/s | MB/s | peak RSS |");
-    println!("|---|---|---|---|---|");
-    println!(
-        "| selection (`sample --dry-run --rate 0.1`) | {sel_s:.1} s | {:.0} | {:.0} | {sel_rss:.1} MB |",
-        lines as f64 / sel_s,
-        mb / sel_s
-    );
-    println!(
-        "| audit (every conversation checked) | {aud_s:.1} s | {:.0} | {:.0} | {aud_rss:.1} MB |",
-        lines as f64 / aud_s,
-        mb / aud_s
-    );
+    let audit = measure(&dir, &["audit", "--history", "history.jsonl"]);
+    for (row, (name, u)) in [
+        ("selection (`sample --dry-run --rate 0.1`)", selection),
+        ("`audit` (every conversation checked)", audit),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let title = if row == 0 {
+            format!(
+                "history, {mb:.0} MB of synthetic JSONL, {} conversations",
+                thousands(lines as f64)
+            )
+        } else {
+            String::new()
+        };
+        let secs = u.wall.as_secs_f64();
+        println!(
+            "| {title} | {name}: lines/s · MB/s | {} · {:.0} MB/s | | {} wall, {} CPU, peak RSS {:.1} MB |",
+            thousands(lines as f64 / secs),
+            mb / secs,
+            human(u.wall),
+            human(u.cpu()),
+            u.rss_mb
+        );
+    }
 }
