@@ -405,3 +405,74 @@ async fn a_flooding_or_garbage_endpoint_is_an_error_not_a_crash() {
         }
     }
 }
+
+/// Stage 3 carries a chain: the verifier calls every required tool in order, the first
+/// with arguments from the input, the next with the result before it, and hands the model
+/// all the results.
+#[tokio::test(flavor = "multi_thread")]
+async fn degraded_translation_carries_a_two_tool_chain() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(|req: &Request| {
+            let b = body(req);
+            let last = b["messages"].as_array().unwrap().last().unwrap().clone();
+            let text = last["content"].as_str().unwrap_or_default();
+            if text.contains("was called for you") {
+                return completion(
+                    json!({"role": "assistant", "content": "Summary: payment is due within 45 days."}),
+                );
+            }
+            completion(json!({"role": "assistant", "content": "From memory: 30 days."}))
+        })
+        .mount(&server)
+        .await;
+    let dir = project(&server.uri(), "  intervene: true\n", "");
+    std::fs::write(
+        dir.path().join("contracts/lookup.yaml"),
+        "skill: lookup\nmust_call_tools: [read_doc, summarize]\nfailure_semantics: {TOOL_NOT_FOUND: explicit}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("scenarios/lookup.yaml"),
+        r#"id: chain
+skill: lookup
+complexity: simple
+input: "Summarize the payment terms of https://example.com/contract.pdf"
+tools:
+  read_doc:
+    input_schema: {type: object, required: [url], properties: {url: {type: string}}}
+    responses:
+      - when: {url: "https://example.com/contract.pdf"}
+        text: "Clause 4: the buyer pays within 45 days of delivery."
+  summarize:
+    input_schema: {type: object, required: [text], properties: {text: {type: string}}}
+    responses:
+      - when: {text: {regex: "Clause 4: the buyer pays within 45 days"}}
+        text: "Summary: payment is due within 45 days."
+faults: []
+expect: {facts: ["45 days"]}
+"#,
+    )
+    .unwrap();
+    let (code, report, stderr) = run(dir.path(), &[]).await;
+    assert_eq!(code, exit_code::CONTRACT_VIOLATION, "{stderr}");
+    let ladder = &report["cells"][0]["intervention"];
+    assert_eq!(ladder["complied_at"], 3, "{ladder:#}");
+    // The model was handed both results: each fixture matched only the right arguments.
+    let requests = server.received_requests().await.unwrap();
+    let handed = body(requests.last().unwrap()).to_string();
+    assert!(handed.contains("`read_doc` was called for you"), "{handed}");
+    assert!(
+        handed.contains("Clause 4: the buyer pays within 45 days"),
+        "{handed}"
+    );
+    assert!(
+        handed.contains("`summarize` was called for you"),
+        "{handed}"
+    );
+    assert!(
+        handed.contains("Summary: payment is due within 45 days."),
+        "{handed}"
+    );
+    assert!(!handed.contains("FIXTURE_MISS"), "{handed}");
+}

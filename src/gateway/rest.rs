@@ -54,18 +54,19 @@ pub(crate) async fn call(
     match session.call("rest", &name, arguments, None).await {
         Outcome::Result(result) => Json(result).into_response(),
         Outcome::Failed { status, message } => {
-            let (code, kind) = match status {
-                Status::NotFound | Status::UnknownTool => (StatusCode::NOT_FOUND, "TOOL_NOT_FOUND"),
-                Status::PermissionDenied => (StatusCode::FORBIDDEN, "PERMISSION_DENIED"),
-                Status::Timeout => (StatusCode::GATEWAY_TIMEOUT, "TIMEOUT"),
-                Status::ServerDown => (StatusCode::SERVICE_UNAVAILABLE, "SERVER_DOWN"),
-                Status::InvalidArguments => (StatusCode::BAD_REQUEST, "INVALID_ARGUMENTS"),
-                Status::FixtureMiss => (StatusCode::INTERNAL_SERVER_ERROR, "FIXTURE_MISS"),
-                Status::Ok | Status::ToolError | Status::Empty | Status::UpstreamError => {
-                    (StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL")
-                }
+            let code = match status {
+                Status::NotFound | Status::UnknownTool => StatusCode::NOT_FOUND,
+                Status::PermissionDenied => StatusCode::FORBIDDEN,
+                Status::Timeout => StatusCode::GATEWAY_TIMEOUT,
+                Status::ServerDown => StatusCode::SERVICE_UNAVAILABLE,
+                Status::InvalidArguments => StatusCode::BAD_REQUEST,
+                Status::FixtureMiss
+                | Status::Ok
+                | Status::ToolError
+                | Status::Empty
+                | Status::UpstreamError => StatusCode::INTERNAL_SERVER_ERROR,
             };
-            error(code, kind, &message)
+            error(code, status.error_code(), &message)
         }
         Outcome::Rpc(e) => (
             StatusCode::BAD_GATEWAY,

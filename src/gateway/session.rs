@@ -47,6 +47,44 @@ pub enum Outcome {
     Rpc(RpcError),
 }
 
+impl Outcome {
+    /// The outcome as a model is given it, the same for every route: a result as
+    /// [`reply_text`], a failure as `{"error": {"code", "message"}}` (the REST API's error
+    /// body).
+    pub fn reply_text(&self) -> String {
+        match self {
+            Outcome::Result(result) => reply_text(result),
+            Outcome::Failed { status, message } => {
+                json!({"error": {"code": status.error_code(), "message": message}}).to_string()
+            }
+            Outcome::Rpc(e) => {
+                json!({"error": {"code": "UPSTREAM_ERROR", "message": e.message}}).to_string()
+            }
+        }
+    }
+}
+
+/// A tool result (an MCP `CallToolResult`) as a model is given it: its text parts; a
+/// tool's own failure (`isError`) as `{"error": {"code": "TOOL_ERROR", "message"}}`;
+/// structured or empty content as its JSON.
+pub fn reply_text(result: &Value) -> String {
+    let text: Vec<&str> = result["content"]
+        .as_array()
+        .map(|c| c.iter().filter_map(|p| p["text"].as_str()).collect())
+        .unwrap_or_default();
+    if result["isError"].as_bool() == Some(true) {
+        return json!({"error": {"code": "TOOL_ERROR", "message": text.join("\n")}}).to_string();
+    }
+    if text.is_empty() {
+        return result
+            .get("structuredContent")
+            .cloned()
+            .unwrap_or(result["content"].clone())
+            .to_string();
+    }
+    text.join("\n")
+}
+
 /// A session.
 pub struct Session {
     /// The id in the URL (`/s/SID/`).

@@ -36,6 +36,22 @@ pub enum Status {
     UpstreamError,
 }
 
+impl Status {
+    /// The `error.code` a failed call of this status carries on the REST API.
+    pub fn error_code(self) -> &'static str {
+        match self {
+            Status::NotFound | Status::UnknownTool => "TOOL_NOT_FOUND",
+            Status::PermissionDenied => "PERMISSION_DENIED",
+            Status::Timeout => "TIMEOUT",
+            Status::ServerDown => "SERVER_DOWN",
+            Status::InvalidArguments => "INVALID_ARGUMENTS",
+            Status::FixtureMiss => "FIXTURE_MISS",
+            Status::UpstreamError => "UPSTREAM_ERROR",
+            Status::Ok | Status::ToolError | Status::Empty => "INTERNAL",
+        }
+    }
+}
+
 /// One event.
 #[derive(Debug, Clone, Serialize)]
 pub struct TraceEvent {

@@ -13,8 +13,8 @@ use crate::checks::{CellInput, evaluate, needs_judge};
 use crate::config::Target;
 use crate::gateway::{Fault, FaultPlan, Gateway, SessionSpec};
 use crate::project::Project;
-use crate::report::{Behavior, CellReport, InterventionResult, InterventionStage, Verdict};
-use crate::target::{Intervention, Invocation, Limits, Request, invoke};
+use crate::report::{Behavior, CellReport, Verdict};
+use crate::target::{Invocation, Limits, Request, invoke};
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -80,7 +80,7 @@ pub async fn run_cells(
 
 /// A gateway session for the cell's scenario under `faults`, and the plain request that
 /// points the agent at it (the session lives as long as the handle).
-fn open(
+pub(super) fn open(
     gateway: &Gateway,
     project: &Project,
     cell: &Cell,
@@ -259,7 +259,8 @@ async fn run_cell(
         && cell.fault.is_none()
         && report.findings.iter().any(|f| f.check == "must_call_tools")
     {
-        report.intervention = Some(intervene(project, target, gateway, cell, options).await);
+        report.intervention =
+            Some(super::intervene::ladder(project, target, gateway, cell, options).await);
     }
     report.attempts = options.repeat.max(1);
     report.duration_ms = start.elapsed().as_millis() as u64;
@@ -267,129 +268,4 @@ async fn run_cell(
         report.output = Value::Null;
     }
     report
-}
-
-/// The intervention ladder for a cell that violated `must_call_tools`: the cell again,
-/// tools available, with (1) a system warning, (2) `tool_choice` forced to the first
-/// required tool, (3) degraded translation — until the model complies.
-async fn intervene(
-    project: &Project,
-    target: &Target,
-    gateway: &Gateway,
-    cell: &Cell,
-    options: &RunOptions,
-) -> InterventionResult {
-    let contract = &project.contracts[cell.contract];
-    let scenario = &project.scenarios[cell.scenario];
-    let required = contract.trace.must_call_tools.clone();
-    let first = required.first().cloned().unwrap_or_default();
-    let mut stages = Vec::new();
-    for stage in 1..=3u8 {
-        let intervention = match stage {
-            1 => Intervention::Warn(required.clone()),
-            2 => Intervention::Force(first.clone()),
-            _ => match derive_arguments(scenario, &first) {
-                Some(arguments) => Intervention::Translate {
-                    tool: first.clone(),
-                    arguments,
-                },
-                None => {
-                    stages.push(InterventionStage {
-                        stage,
-                        name: "degraded_translation",
-                        complied: false,
-                        verdict: Verdict::Error,
-                        note: format!(
-                            "no arguments for `{first}` could be derived from the input (a required property is not a string)"
-                        ),
-                    });
-                    break;
-                }
-            },
-        };
-        let (session, mut request) = open(
-            gateway,
-            project,
-            cell,
-            FaultPlan::none(),
-            format!("{}#intervention-{stage}", cell.id),
-        );
-        request.intervention = Some(intervention);
-        let invocation = invoke(target, &request, options.limits).await;
-        let trace = session.trace();
-        drop(session);
-        let outcome = evaluate(&CellInput {
-            contract,
-            scenario,
-            fault: None,
-            removed: &[],
-            invocation: &invocation,
-            trace: &trace,
-            lexicon: &options.lexicon,
-            judged_refusal: None,
-        });
-        let deciding: Vec<&crate::report::Finding> = outcome
-            .findings
-            .iter()
-            .filter(|f| {
-                f.check == "must_call_tools"
-                    || f.check == "target_unavailable"
-                    || (stage == 3 && f.check.contains("fact"))
-            })
-            .collect();
-        let complied = outcome.verdict != Verdict::Error && deciding.is_empty();
-        stages.push(InterventionStage {
-            stage,
-            name: ["warning", "forced_tool_choice", "degraded_translation"][stage as usize - 1],
-            complied,
-            verdict: outcome.verdict,
-            note: deciding
-                .iter()
-                .map(|f| format!("{}: {}", f.check, f.message))
-                .collect::<Vec<_>>()
-                .join("; "),
-        });
-        if complied {
-            return InterventionResult {
-                complied_at: Some(stage),
-                stages,
-            };
-        }
-    }
-    InterventionResult {
-        complied_at: None,
-        stages,
-    }
-}
-
-/// Arguments for the verifier's own call in degraded translation, from the tool's input
-/// schema: each required string property gets the input (a `url`/`uri` property, the
-/// input's first URL). `None` when a required property is not a string.
-fn derive_arguments(scenario: &crate::scenario::Scenario, tool: &str) -> Option<Value> {
-    let schema = scenario
-        .tools
-        .get(tool)
-        .map(|t| t.input_schema.clone())
-        .unwrap_or(Value::Null);
-    let first_url = scenario
-        .input
-        .split_whitespace()
-        .find(|w| w.starts_with("http://") || w.starts_with("https://"))
-        .map(|w| w.trim_end_matches(['.', ',', ')', '"', '\'']).to_string());
-    let mut args = serde_json::Map::new();
-    for name in schema["required"].as_array().into_iter().flatten() {
-        let name = name.as_str()?;
-        let kind = schema["properties"][name]["type"]
-            .as_str()
-            .unwrap_or("string");
-        if kind != "string" {
-            return None;
-        }
-        let value = match &first_url {
-            Some(url) if name.contains("url") || name.contains("uri") => url.clone(),
-            _ => scenario.input.clone(),
-        };
-        args.insert(name.to_string(), Value::String(value));
-    }
-    Some(Value::Object(args))
 }

@@ -43,14 +43,22 @@ pub enum Intervention {
     Warn(Vec<String>),
     /// Stage 2: `tool_choice` forces this tool on the first turn.
     Force(String),
-    /// Stage 3, degraded translation: the verifier calls the tool itself (through the
-    /// gateway session) and asks the model only to restate the result.
-    Translate {
-        /// The tool.
-        tool: String,
-        /// The arguments the verifier derived from the input.
-        arguments: Value,
-    },
+    /// Stage 3, degraded translation: the verifier has called the required tools itself
+    /// (through the gateway session, in order); the model is handed the results and asked
+    /// only to restate them.
+    Translate(Vec<TranslatedCall>),
+}
+
+/// One of the verifier's own calls in degraded translation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TranslatedCall {
+    /// The tool.
+    pub tool: String,
+    /// The arguments the verifier derived (from the input, or the result before).
+    pub arguments: Value,
+    /// What the call returned, as a model is given it: the result text, or the error as
+    /// JSON.
+    pub result: String,
 }
 
 impl Intervention {
@@ -59,7 +67,7 @@ impl Intervention {
         match self {
             Intervention::Warn(_) => 1,
             Intervention::Force(_) => 2,
-            Intervention::Translate { .. } => 3,
+            Intervention::Translate(_) => 3,
         }
     }
 }

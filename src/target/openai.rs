@@ -127,23 +127,7 @@ impl SessionTools {
         if !ok {
             return json!({"error": body.get("error").cloned().unwrap_or(body)}).to_string();
         }
-        let text: Vec<&str> = body["content"]
-            .as_array()
-            .map(|c| c.iter().filter_map(|p| p["text"].as_str()).collect())
-            .unwrap_or_default();
-        if body["isError"].as_bool() == Some(true) {
-            return json!({"error": {"code": "TOOL_ERROR", "message": text.join("\n")}})
-                .to_string();
-        }
-        if text.is_empty() {
-            // Structured or empty content: give the model what there is.
-            return body
-                .get("structuredContent")
-                .cloned()
-                .unwrap_or(body["content"].clone())
-                .to_string();
-        }
-        text.join("\n")
+        crate::gateway::reply_text(&body)
     }
 }
 
@@ -214,12 +198,22 @@ async fn run_loop(
     }
     messages.push(json!({"role": "user", "content": request.input}));
     let mut offer_tools = true;
-    if let Some(Intervention::Translate { tool, arguments }) = &request.intervention {
-        // Degraded translation: the verifier makes the call; the model only restates.
-        let result = tools.call(tool, arguments).await;
+    if let Some(Intervention::Translate(calls)) = &request.intervention {
+        // Degraded translation: the verifier made the calls; the model only restates.
+        let results: Vec<String> = calls
+            .iter()
+            .map(|c| {
+                format!(
+                    "The tool `{}` was called for you and returned:\n{}",
+                    c.tool, c.result
+                )
+            })
+            .collect();
         messages.push(json!({"role": "user", "content": format!(
-            "The tool `{tool}` was called for you and returned:\n{result}\n\n\
-             Answer the question above by restating this result. Add nothing that is not in it."
+            "{}\n\nAnswer the question above by restating {}. Add nothing that is not in {}.",
+            results.join("\n\n"),
+            if calls.len() == 1 { "this result" } else { "these results" },
+            if calls.len() == 1 { "it" } else { "them" },
         )}));
         offer_tools = false;
     }
