@@ -365,3 +365,79 @@ fn json_files_may_name_their_schema() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `check scenarios/x.yaml` alone (as an editor runs it) still checks the scenario
+/// against the contracts of its project: the nearest folder above with a fibon.yaml.
+#[test]
+fn a_scenario_checked_alone_is_checked_against_its_projects_contracts() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(project.join("contracts")).unwrap();
+    std::fs::create_dir_all(project.join("scenarios/deep")).unwrap();
+    std::fs::write(
+        project.join("fibon.yaml"),
+        "target: {kind: command, command: [\"true\"]}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("contracts/docs.yaml"),
+        "skill: search_docs\nmust_call_tools: [search]\nfailure_semantics: {TOOL_NOT_FOUND: explicit, SCHEMA_DRIFT: explicit}\n",
+    )
+    .unwrap();
+    let scenario = |skill: &str, fault: &str| {
+        format!("id: s1\nskill: {skill}\ncomplexity: simple\ninput: q\nfaults: [{fault}]\n")
+    };
+    let file = project.join("scenarios/deep/s1.yaml");
+
+    std::fs::write(&file, scenario("search_doc", "TOOL_NOT_FOUND")).unwrap();
+    let out = fibon(&project)
+        .args(["check", "scenarios/deep/s1.yaml"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(&out), exit_code::INVALID_INPUT, "{stderr}");
+    assert!(
+        stderr.contains("no contract for skill `search_doc`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("did you mean `search_docs`?"), "{stderr}");
+    assert!(
+        stderr.contains("checked 1 file"),
+        "only the named file: {stderr}"
+    );
+
+    // Resolved against the contract: SCHEMA_DRIFT on the tools it must call (`remove`
+    // defaults to them) needs their older schema.
+    std::fs::write(&file, scenario("search_docs", "SCHEMA_DRIFT")).unwrap();
+    let out = fibon(dir.path())
+        .args(["check", "project/scenarios/deep/s1.yaml"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(&out), exit_code::INVALID_INPUT, "{stderr}");
+    assert!(
+        stderr.contains("SCHEMA_DRIFT needs the older input schema of `search`"),
+        "{stderr}"
+    );
+
+    std::fs::write(&file, scenario("search_docs", "TOOL_NOT_FOUND")).unwrap();
+    let out = fibon(&project)
+        .args(["check", "scenarios/deep/s1.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), exit_code::SUCCESS);
+
+    // Outside any project there is nothing to check the skill against.
+    let alone = dir.path().join("alone.yaml");
+    std::fs::write(&alone, scenario("anything", "TOOL_NOT_FOUND")).unwrap();
+    let out = fibon(dir.path())
+        .args(["check", "alone.yaml"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        code(&out),
+        exit_code::SUCCESS,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

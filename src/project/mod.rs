@@ -90,6 +90,7 @@ pub fn load_paths(paths: &[PathBuf]) -> Loaded {
             loader.classified(path, true);
         }
     }
+    loader.project_context();
     loader.finish()
 }
 
@@ -110,6 +111,9 @@ struct Loader {
     policy: Option<crate::quality::Policy>,
     /// Contract files that failed validation, by skill name if it could be read.
     invalid_skills: Vec<String>,
+    /// The valid contracts of the enclosing project, when scenario files were named
+    /// without any contract: what their `skill` is checked against, nothing more.
+    context: Vec<Contract>,
 }
 
 /// A scenario file as loaded: its id, skill and complexity as written (for cross-file
@@ -132,6 +136,45 @@ impl Loader {
                 None
             }
         }
+    }
+
+    /// Scenario files named alone (`check scenarios/x.yaml`, as an editor does) are still
+    /// checked against the contracts of their project: the nearest folder above the first
+    /// of them with a `fibon.yaml`. Those contracts are context — their own problems are
+    /// not reported here (checking them is `check` on the project), and a project whose
+    /// contracts cannot all be read leaves the skill check out, as in a project run.
+    fn project_context(&mut self) {
+        if self.config.is_some()
+            || !self.contracts.is_empty()
+            || !self.invalid_skills.is_empty()
+            || self.contracts_incomplete
+        {
+            return;
+        }
+        let Some(first) = self.scenarios.first() else {
+            return;
+        };
+        // Relative folders first, so that messages keep relative paths.
+        let given = &first.doc.file.path;
+        let Some(config) = given
+            .ancestors()
+            .skip(1)
+            .find_map(discover::config_in)
+            .or_else(|| {
+                let absolute = std::path::absolute(given).ok()?;
+                absolute.ancestors().skip(1).find_map(discover::config_in)
+            })
+        else {
+            return;
+        };
+        let mut project = Loader::default();
+        project.config_project(&config);
+        if project.config.is_none() || project.contracts_incomplete {
+            self.contracts_incomplete = true;
+            return;
+        }
+        self.invalid_skills = project.invalid_skills;
+        self.context = project.contracts.into_iter().map(|(c, _)| c).collect();
     }
 
     fn config_project(&mut self, path: &Path) {
@@ -311,6 +354,7 @@ impl Loader {
             contracts.push((c, doc));
         }
         let entries = std::mem::take(&mut self.scenarios);
+        let context = std::mem::take(&mut self.context);
         let mut scenarios: Vec<(Scenario, Arc<Document>)> = Vec::new();
         // (skill, complexity) of every scenario that counts for coverage: valid ones, and
         // invalid ones too, so one error does not bring a second, misleading warning.
@@ -343,22 +387,22 @@ impl Loader {
                 continue;
             };
             let doc = &entry.doc;
-            match contracts.iter().find(|(c, _)| c.skill == s.skill) {
-                Some((c, _)) => {
+            let known = || contracts.iter().map(|(c, _)| c).chain(&context);
+            match known().find(|c| c.skill == s.skill) {
+                Some(c) => {
                     if !self.resolve(&mut s, c, doc) {
                         continue;
                     }
                 }
                 None if self.invalid_skills.contains(&s.skill) => continue,
-                None if self.contracts_incomplete || contracts.is_empty() => {}
+                None if self.contracts_incomplete || known().next().is_none() => {}
                 None => {
-                    let hint =
-                        did_you_mean(&s.skill, contracts.iter().map(|(c, _)| c.skill.as_str()));
+                    let hint = did_you_mean(&s.skill, known().map(|c| c.skill.as_str()));
                     self.diags.push(
                         doc.error("unknown_skill", "/skill", Anchor::Value, format!("no contract for skill `{}`", s.skill), hint.map_or("unknown skill".into(), |h| format!("did you mean `{h}`?")))
                             .with_help(match hint {
                                 Some(h) => format!("did you mean `{h}`? a scenario's `skill` names a contract's `skill`"),
-                                None => format!("add a contract with `skill: {}`, or name one of: {}", s.skill, contracts.iter().map(|(c, _)| c.skill.as_str()).collect::<Vec<_>>().join(", ")),
+                                None => format!("add a contract with `skill: {}`, or name one of: {}", s.skill, known().map(|c| c.skill.as_str()).collect::<Vec<_>>().join(", ")),
                             }),
                     );
                     continue;
