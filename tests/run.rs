@@ -122,6 +122,26 @@ fn the_naive_agent_is_caught_degrading_silently() {
 
 /// A one-skill project whose target is `argv`; the scenario is simple (Q1 + Q3 with
 /// `faults`), the contract's TOOL_NOT_FOUND semantics `hard`.
+/// `run --format json | head -c 10`: the reader goes away, and the failing run must still
+/// exit 1 (a broken pipe once mapped to 0 — a pass under `set -o pipefail`).
+#[test]
+fn a_reader_that_goes_away_does_not_turn_a_failure_into_a_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fibon-verify"))
+        .current_dir(root())
+        .args(["run", "--format", "json", "--config", "fibon.naive.yaml"])
+        .arg("--report-dir")
+        .arg(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(exit_code::SILENT_DEGRADATION));
+    assert!(dir.path().join("report.json").is_file());
+}
+
 fn project(target: &str, faults: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("contracts")).unwrap();

@@ -26,7 +26,7 @@ pub(crate) fn run(args: AgentArgs) -> Result<i32, ExpectedError> {
         .enable_all()
         .build()?;
     let response = runtime.block_on(agent::serve(args.mode, &request));
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout();
     writeln!(out, "{response}")?;
     out.flush()?;
     Ok(exit_code::SUCCESS)

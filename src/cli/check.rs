@@ -52,7 +52,7 @@ pub(crate) fn run(globals: &Globals, args: CheckArgs) -> Result<i32, ExpectedErr
     }
     match args.format {
         Format::Json => {
-            let mut out = std::io::stdout().lock();
+            let mut out = super::stdout();
             let json = diag::render_json(diags, loaded.files);
             writeln!(
                 out,

@@ -134,7 +134,7 @@ pub(crate) fn run(globals: &Globals, args: GatewayArgs) -> Result<i32, ExpectedE
         }
         // Machine-readable URLs on stdout first, so scripts can read them line by line.
         {
-            let mut out = std::io::stdout().lock();
+            let mut out = super::stdout();
             writeln!(out, "{}", json!({"tools_url": handle.tools_url(), "mcp_url": handle.mcp_url()}))?;
             out.flush()?;
         }
@@ -147,7 +147,7 @@ pub(crate) fn run(globals: &Globals, args: GatewayArgs) -> Result<i32, ExpectedE
         match &args.trace_out {
             Some(path) => std::fs::write(path, text + "\n")?,
             None => {
-                let mut out = std::io::stdout().lock();
+                let mut out = super::stdout();
                 writeln!(out, "{text}")?;
                 out.flush()?;
             }

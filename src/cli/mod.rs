@@ -136,9 +136,6 @@ pub fn main_impl() -> i32 {
     };
     match result {
         Ok(code) => code,
-        Err(ExpectedError::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-            exit_code::SUCCESS
-        }
         Err(err) => {
             let mut stderr = std::io::stderr().lock();
             let _ = writeln!(stderr, "error: {err}");
@@ -193,5 +190,52 @@ mod tests {
     #[test]
     fn clap_definition_is_consistent() {
         Cli::command().debug_assert();
+    }
+}
+
+/// Standard output for a command's results. A reader that goes away early (`| head`) is
+/// not the command's failure, and must not hide it either: what is left unwritten is
+/// dropped and the command still exits with its own code — a broken pipe never turns a
+/// failing run into a pass.
+pub(crate) struct Stdout {
+    inner: std::io::StdoutLock<'static>,
+    gone: bool,
+}
+
+/// [`Stdout`], locked.
+pub(crate) fn stdout() -> Stdout {
+    Stdout {
+        inner: std::io::stdout().lock(),
+        gone: false,
+    }
+}
+
+impl Stdout {
+    fn absorb(&mut self, result: std::io::Result<()>) -> std::io::Result<()> {
+        match result {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.gone = true;
+                Ok(())
+            }
+            other => other,
+        }
+    }
+}
+
+impl Write for Stdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.gone {
+            return Ok(buf.len());
+        }
+        let result = self.inner.write_all(buf);
+        self.absorb(result).map(|()| buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        if self.gone {
+            return Ok(());
+        }
+        let result = self.inner.flush();
+        self.absorb(result)
     }
 }

@@ -70,7 +70,7 @@ pub(crate) fn run(globals: &Globals, args: ProbeArgs) -> Result<i32, ExpectedErr
     }
     match args.format {
         Format::Json => {
-            let mut out = std::io::stdout().lock();
+            let mut out = super::stdout();
             writeln!(
                 out,
                 "{}",

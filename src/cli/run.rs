@@ -275,7 +275,7 @@ pub(crate) fn write_reports(
         report_dir.join("report.json").display()
     )?;
     if format == Format::Json {
-        let mut out = std::io::stdout().lock();
+        let mut out = super::stdout();
         writeln!(out, "{json}")?;
         out.flush()?;
     }

@@ -15,7 +15,7 @@ pub(crate) struct SchemaArgs {
 
 pub(crate) fn run(args: SchemaArgs) -> Result<i32, ExpectedError> {
     let text = serde_json::to_string_pretty(args.kind.schema()).expect("a Value serializes");
-    let mut out = std::io::stdout().lock();
+    let mut out = super::stdout();
     writeln!(out, "{text}")?;
     out.flush()?;
     Ok(exit_code::SUCCESS)
