@@ -441,3 +441,25 @@ fn a_scenario_checked_alone_is_checked_against_its_projects_contracts() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Minified JSON: an error past column 65,535 once panicked in the renderer. The place is
+/// named instead of showing a line nobody can read.
+#[test]
+fn an_error_on_a_very_long_line_names_the_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "a".repeat(66_000);
+    std::fs::write(
+        dir.path().join("x.json"),
+        format!("{{\"skill_name\": \"x\", \"version\": \"{long}\", \"bogus\": 1}}\n"),
+    )
+    .unwrap();
+    let out = fibon(dir.path()).args(["check", "x.json"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(&out), exit_code::INVALID_INPUT, "{stderr}");
+    assert!(stderr.contains("unknown key `bogus`"), "{stderr}");
+    assert!(
+        stderr.contains("at x.json:1:66036 (the line is too long to show)"),
+        "{stderr}"
+    );
+    assert!(stderr.len() < 4000, "the line is not printed: {} bytes", stderr.len());
+}

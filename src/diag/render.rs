@@ -110,19 +110,43 @@ fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
+/// Source lines longer than this (minified JSON, a fixture inlined on one line) are not
+/// shown under a diagnostic: the place is named instead. Such a line is unreadable in a
+/// terminal, and miette cannot render columns past 65,535.
+const MAX_SHOWN_LINE: usize = 1000;
+
 /// Adapts a [`Diagnostic`] to miette's trait for rendering.
 struct Shown<'a> {
     diag: &'a Diagnostic,
     source: Option<NamedSource<String>>,
+    /// `FILE:LINE:COL` when the source line is too long to show.
+    place_only: Option<String>,
 }
 
 impl<'a> Shown<'a> {
     fn new(diag: &'a Diagnostic) -> Self {
-        let source = diag.location.as_ref().map(|l| {
-            NamedSource::new(l.file.display_path(), l.file.text.as_ref().clone())
-                .with_language("yaml")
-        });
-        Shown { diag, source }
+        let Some(l) = diag.location.as_ref() else {
+            return Shown {
+                diag,
+                source: None,
+                place_only: None,
+            };
+        };
+        if context_is_long(&l.file.text, l.span.clone()) {
+            let (line, col) = l.file.line_col(l.span.start);
+            return Shown {
+                diag,
+                source: None,
+                place_only: Some(format!("{}:{line}:{col}", l.file.display_path())),
+            };
+        }
+        let source = NamedSource::new(l.file.display_path(), l.file.text.as_ref().clone())
+            .with_language("yaml");
+        Shown {
+            diag,
+            source: Some(source),
+            place_only: None,
+        }
     }
 
     fn severity_word(&self) -> &'static str {
@@ -141,8 +165,29 @@ impl fmt::Debug for Shown<'_> {
 
 impl fmt::Display for Shown<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.diag.message)
+        f.write_str(&self.diag.message)?;
+        if let Some(place) = &self.place_only {
+            write!(f, "\n  at {place} (the line is too long to show)")?;
+        }
+        Ok(())
     }
+}
+
+/// Whether the lines a snippet would show (the span's, one either side) are too long.
+fn context_is_long(text: &str, span: std::ops::Range<usize>) -> bool {
+    let start = span.start.min(text.len());
+    let end = span.end.clamp(start, text.len());
+    if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+        return true;
+    }
+    let from = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let from = text[..from.saturating_sub(1)].rfind('\n').map_or(0, |i| i + 1);
+    let to = text[end..].find('\n').map_or(text.len(), |i| end + i);
+    let to = text[(to + 1).min(text.len())..]
+        .find('\n')
+        .map_or(text.len(), |i| to + 1 + i);
+    text.get(from..to)
+        .is_none_or(|lines| lines.split('\n').any(|l| l.len() > MAX_SHOWN_LINE))
 }
 
 impl std::error::Error for Shown<'_> {}
