@@ -21,6 +21,15 @@ pub enum ExpectedError {
         /// The path.
         path: PathBuf,
     },
+    /// A path given on the command line exists but cannot be read as input: a folder, a
+    /// device or pipe, too large, not UTF-8.
+    #[error("cannot read {}: {reason}", path.display())]
+    Unreadable {
+        /// The path.
+        path: PathBuf,
+        /// Why, for a person.
+        reason: String,
+    },
     /// Writing the output failed (other than a closed pipe, which is not an error).
     #[error("cannot write output: {0}")]
     Output(#[from] std::io::Error),
@@ -30,9 +39,9 @@ impl ExpectedError {
     /// The exit code of this failure.
     pub fn exit_code(&self) -> i32 {
         match self {
-            ExpectedError::ConfigNotFound { .. } | ExpectedError::PathNotFound { .. } => {
-                exit_code::USAGE
-            }
+            ExpectedError::ConfigNotFound { .. }
+            | ExpectedError::PathNotFound { .. }
+            | ExpectedError::Unreadable { .. } => exit_code::USAGE,
             ExpectedError::Output(_) => exit_code::INTERNAL,
         }
     }
@@ -44,6 +53,7 @@ impl ExpectedError {
                 "run in a folder with fibon.yaml, pass --config PATH, or name the contract and scenario files",
             ),
             ExpectedError::PathNotFound { .. } => Some("check the path"),
+            ExpectedError::Unreadable { .. } => Some("name a regular UTF-8 text file"),
             ExpectedError::Output(_) => None,
         }
     }

@@ -453,7 +453,10 @@ fn an_error_on_a_very_long_line_names_the_place() {
         format!("{{\"skill_name\": \"x\", \"version\": \"{long}\", \"bogus\": 1}}\n"),
     )
     .unwrap();
-    let out = fibon(dir.path()).args(["check", "x.json"]).output().unwrap();
+    let out = fibon(dir.path())
+        .args(["check", "x.json"])
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(code(&out), exit_code::INVALID_INPUT, "{stderr}");
     assert!(stderr.contains("unknown key `bogus`"), "{stderr}");
@@ -461,5 +464,55 @@ fn an_error_on_a_very_long_line_names_the_place() {
         stderr.contains("at x.json:1:66036 (the line is too long to show)"),
         "{stderr}"
     );
-    assert!(stderr.len() < 4000, "the line is not printed: {} bytes", stderr.len());
+    assert!(
+        stderr.len() < 4000,
+        "the line is not printed: {} bytes",
+        stderr.len()
+    );
+}
+
+/// Symlinks back up the tree, a FIFO and a device: `check` finishes, walks each folder
+/// once, skips what is not a regular file, and refuses one named on the command line.
+#[test]
+fn loops_fifos_and_devices_neither_hang_nor_duplicate() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path();
+    for entry in ["fibon.yaml", "contracts", "scenarios"] {
+        let status = std::process::Command::new("cp")
+            .arg("-r")
+            .arg(root().join(entry))
+            .arg(project)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    std::os::unix::fs::symlink("..", project.join("scenarios/search_docs/up")).unwrap();
+    std::os::unix::fs::symlink("../scenarios", project.join("scenarios/again")).unwrap();
+    let fifo = project.join("scenarios/pipe.yaml");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let out = fibon(project)
+        .arg("check")
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(&out), exit_code::SUCCESS, "{stderr}");
+    assert!(stderr.contains("6 valid scenarios; no problems"), "{stderr}");
+
+    for named in [fifo.to_str().unwrap(), "/dev/zero"] {
+        let out = fibon(project)
+            .args(["check", named])
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(code(&out), exit_code::INVALID_INPUT, "{stderr}");
+        assert!(stderr.contains("it is not a regular file"), "{stderr}");
+    }
 }

@@ -721,3 +721,25 @@ fn experiment_arms_are_judged_blind() {
         );
     }
 }
+
+/// `gate` reads its inputs whole, so a device or a folder is refused up front (it once
+/// read /dev/zero until the kernel killed it).
+#[test]
+fn unreadable_inputs_are_usage_errors_not_a_hang() {
+    let policy = root().join("examples/quality/narrative-policy.yaml");
+    for (flag, path, why) in [
+        ("--candidates", "/dev/zero", "it is not a regular file"),
+        ("--candidates", "/tmp", "it is a folder"),
+        ("--experiment", "/dev/zero", "it is not a regular file"),
+    ] {
+        let out = fibon(&root())
+            .args(["gate", flag, path, "--policy"])
+            .arg(&policy)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(code(&out), exit_code::USAGE, "{flag} {path}: {stderr}");
+        assert!(stderr.contains(&format!("cannot read {path}: {why}")), "{stderr}");
+    }
+}

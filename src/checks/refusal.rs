@@ -47,8 +47,8 @@ impl Lexicon {
 
     /// The built-in lexicon extended with a user's file.
     pub fn extended(path: &Path) -> Result<Lexicon, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        let text = crate::source::read_text(path, crate::source::MAX_FILE_BYTES)
+            .map_err(|why| format!("cannot read {}: {why}", path.display()))?;
         let mut extra: Lexicon =
             serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         extra.normalize();

@@ -16,8 +16,11 @@ pub(crate) struct AgentArgs {
 }
 
 pub(crate) fn run(args: AgentArgs) -> Result<i32, ExpectedError> {
+    // A request is small; a flood on stdin is not read past the file cap.
     let mut input = String::new();
-    std::io::stdin().read_to_string(&mut input)?;
+    let _ = std::io::stdin()
+        .take(crate::source::MAX_FILE_BYTES)
+        .read_to_string(&mut input);
     let Ok(request) = serde_json::from_str::<serde_json::Value>(&input) else {
         eprintln!("error: stdin is not a fibon.agent/v1 request");
         return Ok(exit_code::USAGE);

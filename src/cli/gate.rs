@@ -2,7 +2,6 @@
 //! running agents. Exit 3 when a candidate ends blocked, high_risk, unavailable or
 //! needs_recheck; 69 when no judge could be reached at all.
 
-use std::io::BufRead;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -91,16 +90,13 @@ pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedErro
         .candidates
         .clone()
         .expect("clap requires --candidates or --experiment");
-    let file = std::fs::File::open(&candidates_path).map_err(|_| ExpectedError::PathNotFound {
-        path: candidates_path.clone(),
-    })?;
+    let text = read_input(&candidates_path)?;
     let mut parsed: Vec<Result<Candidate, Box<CellReport>>> = Vec::new();
-    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line?;
+    for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        parsed.push(candidate(i + 1, &line));
+        parsed.push(candidate(i + 1, line));
     }
     let started_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let start = Instant::now();
@@ -223,9 +219,7 @@ fn experiment(
     args: &GateArgs,
     path: &std::path::Path,
 ) -> Result<i32, ExpectedError> {
-    let text = std::fs::read_to_string(path).map_err(|_| ExpectedError::PathNotFound {
-        path: path.to_path_buf(),
-    })?;
+    let text = read_input(path)?;
     let exp: quality::experiment::Experiment = match serde_yaml::from_str(&text) {
         Ok(e) => e,
         Err(e) => {
@@ -296,4 +290,20 @@ fn experiment(
             exit_code::QUALITY_GATE_FAILED
         },
     )
+}
+
+/// A file named on the command line, whole: missing → `PathNotFound`; a folder, device,
+/// oversized or non-UTF-8 file → `Unreadable` (both exit 64).
+fn read_input(path: &std::path::Path) -> Result<String, ExpectedError> {
+    if !path.exists() {
+        return Err(ExpectedError::PathNotFound {
+            path: path.to_path_buf(),
+        });
+    }
+    crate::source::read_text(path, crate::source::MAX_FILE_BYTES).map_err(|reason| {
+        ExpectedError::Unreadable {
+            path: path.to_path_buf(),
+            reason,
+        }
+    })
 }

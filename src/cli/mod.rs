@@ -181,18 +181,6 @@ pub(crate) fn load_valid_project(
     Ok(Some((config, loaded.project)))
 }
 
-#[cfg(test)]
-mod tests {
-    use clap::CommandFactory;
-
-    use super::*;
-
-    #[test]
-    fn clap_definition_is_consistent() {
-        Cli::command().debug_assert();
-    }
-}
-
 /// Standard output for a command's results. A reader that goes away early (`| head`) is
 /// not the command's failure, and must not hide it either: what is left unwritten is
 /// dropped and the command still exits with its own code — a broken pipe never turns a
@@ -237,5 +225,17 @@ impl Write for Stdout {
         }
         let result = self.inner.flush();
         self.absorb(result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
     }
 }

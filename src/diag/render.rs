@@ -181,7 +181,9 @@ fn context_is_long(text: &str, span: std::ops::Range<usize>) -> bool {
         return true;
     }
     let from = text[..start].rfind('\n').map_or(0, |i| i + 1);
-    let from = text[..from.saturating_sub(1)].rfind('\n').map_or(0, |i| i + 1);
+    let from = text[..from.saturating_sub(1)]
+        .rfind('\n')
+        .map_or(0, |i| i + 1);
     let to = text[end..].find('\n').map_or(text.len(), |i| end + i);
     let to = text[(to + 1).min(text.len())..]
         .find('\n')

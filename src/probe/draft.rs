@@ -74,8 +74,8 @@ pub async fn from_mcp(server: &McpServer, timeout: std::time::Duration) -> Resul
 /// A draft from an Agent Skill's `SKILL.md` (YAML frontmatter: name, description,
 /// allowed-tools).
 pub fn from_skill(path: &Path) -> Result<Draft, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let text = crate::source::read_text(path, crate::source::MAX_FILE_BYTES)
+        .map_err(|why| format!("cannot read {}: {why}", path.display()))?;
     let front = frontmatter(&text).ok_or_else(|| {
         format!(
             "{} has no YAML frontmatter between `---` lines",

@@ -81,13 +81,14 @@ impl LockFile {
 
     /// Reads a lockfile.
     pub fn read(path: &Path) -> Result<Option<LockFile>, String> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => serde_json::from_str(&text)
-                .map(Some)
-                .map_err(|e| format!("{} is not a valid lockfile: {e}", path.display())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+        if !path.exists() {
+            return Ok(None);
         }
+        let text = crate::source::read_text(path, crate::source::MAX_FILE_BYTES)
+            .map_err(|why| format!("cannot read {}: {why}", path.display()))?;
+        serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| format!("{} is not a valid lockfile: {e}", path.display()))
     }
 
     /// Writes it atomically (a temp file renamed over the old one).

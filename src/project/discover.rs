@@ -143,11 +143,29 @@ pub(crate) fn files_of(path: &Path, recursive: bool, exts: &[&str]) -> Vec<PathB
     }
 }
 
-/// A folder's files with one of `exts`, sorted; hidden entries skipped.
+/// A folder's files with one of `exts`, sorted; hidden entries skipped. Symlinks are
+/// followed, but a folder is walked once however many links lead to it (a link back up the
+/// tree would loop forever), and only regular files are returned (a FIFO would hang the
+/// read).
 pub(crate) fn walk(dir: &Path, recursive: bool, exts: &[&str]) -> Vec<PathBuf> {
+    let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
+    walk_into(dir, recursive, exts, &mut seen, &mut out);
+    out
+}
+
+fn walk_into(
+    dir: &Path,
+    recursive: bool,
+    exts: &[&str],
+    seen: &mut std::collections::HashSet<PathBuf>,
+    out: &mut Vec<PathBuf>,
+) {
+    if !seen.insert(std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())) {
+        return;
+    }
     let Ok(entries) = std::fs::read_dir(dir) else {
-        return out;
+        return;
     };
     let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
@@ -158,17 +176,17 @@ pub(crate) fn walk(dir: &Path, recursive: bool, exts: &[&str]) -> Vec<PathBuf> {
         }
         if path.is_dir() {
             if recursive {
-                out.extend(walk(&path, true, exts));
+                walk_into(&path, true, exts, seen, out);
             }
-        } else if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| exts.iter().any(|x| x.eq_ignore_ascii_case(e)))
+        } else if path.is_file()
+            && path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| exts.iter().any(|x| x.eq_ignore_ascii_case(e)))
         {
             out.push(path);
         }
     }
-    out
 }
 
 #[cfg(test)]

@@ -198,7 +198,7 @@ fn response(
         (["json"], _, _, Some(json)) => Some(Body::Json(json)),
         (["file"], _, Some(rel), _) => {
             let path = doc.file.dir().join(&rel);
-            match std::fs::read_to_string(&path) {
+            match crate::source::read_text(&path, crate::source::MAX_FILE_BYTES) {
                 Ok(text) => Some(Body::Text(text)),
                 Err(e) => {
                     diags.push(

@@ -42,13 +42,58 @@ pub struct SourceFile {
     pub format: Format,
 }
 
+/// The largest input file fibon-verify reads whole (contracts, scenarios, configs,
+/// fixtures, lockfiles, policies, experiments): 64 MiB. Streams (histories) are read a
+/// line at a time instead.
+pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Reads a whole text file, refusing what would hang or exhaust memory: anything but a
+/// regular file (a FIFO, a device such as /dev/zero, a folder) and files over `cap` bytes.
+/// The error is the reason, for a person (callers name the path).
+pub fn read_text(path: &Path, cap: u64) -> Result<String, String> {
+    use std::io::Read;
+    let fail = |why: String| why;
+    let meta = std::fs::metadata(path).map_err(|e| fail(e.to_string()))?;
+    if meta.is_dir() {
+        return Err(fail("it is a folder".into()));
+    }
+    if !meta.is_file() {
+        return Err(fail(
+            "it is not a regular file (a pipe, socket or device)".into(),
+        ));
+    }
+    if meta.len() > cap {
+        return Err(fail(format!(
+            "it is {} MiB; files over {} MiB are not read",
+            meta.len().div_ceil(1024 * 1024),
+            cap / (1024 * 1024)
+        )));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::fs::File::open(path)
+        .and_then(|f| f.take(cap + 1).read_to_end(&mut bytes))
+        .map_err(|e| fail(e.to_string()))?;
+    if bytes.len() as u64 > cap {
+        return Err(fail(format!(
+            "it grew past {} MiB while being read",
+            cap / (1024 * 1024)
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        fail(format!(
+            "it is not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
 impl SourceFile {
     /// Reads a file; the error is a diagnostic naming the path.
     pub fn read(path: &Path) -> Result<Arc<SourceFile>, Box<Diagnostic>> {
-        match std::fs::read_to_string(path) {
+        match read_text(path, MAX_FILE_BYTES) {
             Ok(text) => Ok(Arc::new(SourceFile::from_text(path, text))),
-            Err(err) => Err(Box::new(
-                Diagnostic::error("io", format!("cannot read {}: {err}", path.display()))
+            Err(why) => Err(Box::new(
+                Diagnostic::error("io", format!("cannot read {}: {why}", path.display()))
                     .with_help("check that the path exists and is a readable UTF-8 text file"),
             )),
         }
