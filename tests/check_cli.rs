@@ -503,7 +503,10 @@ fn loops_fifos_and_devices_neither_hang_nor_duplicate() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(code(&out), exit_code::SUCCESS, "{stderr}");
-    assert!(stderr.contains("6 valid scenarios; no problems"), "{stderr}");
+    assert!(
+        stderr.contains("6 valid scenarios; no problems"),
+        "{stderr}"
+    );
 
     for named in [fifo.to_str().unwrap(), "/dev/zero"] {
         let out = fibon(project)

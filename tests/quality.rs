@@ -740,6 +740,9 @@ fn unreadable_inputs_are_usage_errors_not_a_hang() {
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(code(&out), exit_code::USAGE, "{flag} {path}: {stderr}");
-        assert!(stderr.contains(&format!("cannot read {path}: {why}")), "{stderr}");
+        assert!(
+            stderr.contains(&format!("cannot read {path}: {why}")),
+            "{stderr}"
+        );
     }
 }

@@ -169,7 +169,7 @@ fn python(script: &str) -> String {
 
 #[test]
 fn hostile_command_agents_are_classified_and_the_run_finishes() {
-    let cases: [(&str, &str, &str, &str); 6] = [
+    let cases: [(&str, &str, &str, &str); 7] = [
         ("hang", "import time; time.sleep(60)", "timeout", "timeout"),
         (
             "crash",
@@ -192,6 +192,13 @@ fn hostile_command_agents_are_classified_and_the_run_finishes() {
         (
             "grandchild",
             "import subprocess; subprocess.Popen(['sleep', '60']); print('{\"output\": \"the answer is 42\"}')",
+            "answered",
+            "must_call_tools",
+        ),
+        (
+            // Left the process group, so killing the group cannot close its stdout.
+            "escaped grandchild",
+            "import subprocess; subprocess.Popen(['sleep', '15'], start_new_session=True); print('{\"output\": \"the answer is 42\"}', flush=True)",
             "answered",
             "must_call_tools",
         ),
@@ -222,6 +229,12 @@ fn hostile_command_agents_are_classified_and_the_run_finishes() {
                     .unwrap()
                     .contains("boom: segfault-ish"),
                 "stderr is kept"
+            );
+        }
+        if name.contains("grandchild") {
+            assert_eq!(
+                cell["output"], "the answer is 42",
+                "{name}: what the agent printed is kept: {cell:#}"
             );
         }
         if name == "flood" {

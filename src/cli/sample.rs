@@ -71,7 +71,7 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
         });
     }
     if args.dry_run {
-        let mut out = std::io::stdout().lock();
+        let mut out = super::stdout();
         let mut result = Ok(());
         crate::history::stream(&args.history, |item, _| {
             if let Item::Conversation(c) = item

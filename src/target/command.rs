@@ -85,8 +85,20 @@ pub(super) async fn invoke(
         let _ = stdin.write_all(body.as_bytes()).await;
         let _ = stdin.shutdown().await;
     };
-    let out_task = tokio::spawn(read_capped(stdout, limits.output_cap, false));
-    let err_task = tokio::spawn(read_capped(stderr, limits.stderr_cap, true));
+    let out_buf = Captured::default();
+    let err_buf = Captured::default();
+    let mut out_task = tokio::spawn(read_capped(
+        stdout,
+        limits.output_cap,
+        false,
+        out_buf.clone(),
+    ));
+    let mut err_task = tokio::spawn(read_capped(
+        stderr,
+        limits.stderr_cap,
+        true,
+        err_buf.clone(),
+    ));
     let waited = tokio::time::timeout(timeout, async {
         feed.await;
         child.wait().await
@@ -102,7 +114,10 @@ pub(super) async fn invoke(
         Err(_) => {
             drop(_guard);
             let _ = child.kill().await;
-            let stderr = tail(err_task).await;
+            let _ = tokio::time::timeout(Duration::from_secs(1), &mut err_task).await;
+            out_task.abort();
+            err_task.abort();
+            let stderr = String::from_utf8_lossy(&err_buf.take().0).into_owned();
             return Invocation::TimedOut {
                 after: timeout,
                 stderr,
@@ -110,20 +125,23 @@ pub(super) async fn invoke(
         }
     };
     // The agent has exited; a grandchild may still hold its pipes open. Give the readers a
-    // moment, then kill the group so they reach end of file.
+    // moment, then kill the group so they reach end of file — and keep what was read
+    // either way (a process that left the group may hold the pipe for ever).
     let collect = async {
-        let out = out_task.await.unwrap_or_default();
-        let err = err_task.await.unwrap_or_default();
-        (out, err)
+        let _ = (&mut out_task).await;
+        let _ = (&mut err_task).await;
     };
-    let ((stdout, truncated), (stderr, _)) =
-        match tokio::time::timeout(Duration::from_secs(2), collect).await {
-            Ok(pair) => pair,
-            Err(_) => {
-                drop(_guard);
-                ((Vec::new(), false), (Vec::new(), false))
-            }
-        };
+    if tokio::time::timeout(Duration::from_secs(2), collect)
+        .await
+        .is_err()
+    {
+        drop(_guard);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    out_task.abort();
+    err_task.abort();
+    let (stdout, truncated) = out_buf.take();
+    let (stderr, _) = err_buf.take();
     let stderr = String::from_utf8_lossy(&stderr).into_owned();
     let code = status.code();
     if status.success() {
@@ -153,31 +171,36 @@ pub(super) async fn invoke(
     }
 }
 
-async fn tail(task: tokio::task::JoinHandle<(Vec<u8>, bool)>) -> String {
-    match tokio::time::timeout(Duration::from_secs(1), task).await {
-        Ok(Ok((bytes, _))) => String::from_utf8_lossy(&bytes).into_owned(),
-        _ => String::new(),
+/// What a reader has kept so far (the bytes, and whether some were dropped), shared so
+/// that it can be taken before the pipe ends.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<(Vec<u8>, bool)>>);
+
+impl Captured {
+    fn take(&self) -> (Vec<u8>, bool) {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 
-/// Reads a pipe to its end, keeping at most `cap` bytes (the head, or with `keep_tail`
-/// the tail); the rest is read and dropped so the writer never blocks.
+/// Reads a pipe to its end into `into`, keeping at most `cap` bytes (the head, or with
+/// `keep_tail` the tail); the rest is read and dropped so the writer never blocks.
 async fn read_capped(
     mut pipe: impl AsyncRead + Unpin,
     cap: usize,
     keep_tail: bool,
-) -> (Vec<u8>, bool) {
-    let mut kept = Vec::new();
+    into: Captured,
+) {
     let mut buf = vec![0u8; 64 * 1024];
-    let mut truncated = false;
     loop {
         let n = match pipe.read(&mut buf).await {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
+        let mut guard = into.0.lock().unwrap_or_else(|e| e.into_inner());
+        let (kept, truncated) = &mut *guard;
         kept.extend_from_slice(&buf[..n]);
         if kept.len() > cap {
-            truncated = true;
+            *truncated = true;
             if keep_tail {
                 let cut = kept.len() - cap;
                 kept.drain(..cut);
@@ -186,5 +209,4 @@ async fn read_capped(
             }
         }
     }
-    (kept, truncated)
 }
