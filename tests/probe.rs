@@ -224,12 +224,127 @@ fn the_lockfile_catches_changed_descriptions_and_schemas() {
         (exit_code::SUCCESS, Some("drifted"))
     );
 
-    // A lockfile that is not one is a failure, not a quiet pass.
+    // `run` refuses to start on a drifted platform.
+    std::fs::write(
+        dir.path().join("fibon.yaml"),
+        format!(
+            "platform:\n{platform}\ntarget: {{kind: command, command: [python3, -c, 'print(1)']}}\n"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("scenarios/s.yaml"),
+        "id: s1\nskill: s\ncomplexity: simple\ninput: hi\n",
+    )
+    .unwrap();
+    let out = fibon(dir.path()).arg("run").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code_of(&out), exit_code::PROBE_FAILED, "{stderr}");
+    assert!(stderr.contains("fibon.lock drifted"), "{stderr}");
+    assert!(stderr.contains("no cell was run"), "{stderr}");
+    let out = fibon(dir.path())
+        .args(["run", "--allow-drift"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("s1"),
+        "with --allow-drift the cells run: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // A lockfile that is not one is a failure, not a quiet pass; so is one from a
+    // future version.
     std::fs::write(&lock_path, "{not json").unwrap();
     let (code, report) = probe_json(dir.path(), &[]);
     assert_eq!(
         (code, report["lock"]["status"].as_str()),
         (exit_code::PROBE_FAILED, Some("unusable"))
+    );
+    let mut future = lock.clone();
+    future["version"] = json!(2);
+    std::fs::write(&lock_path, serde_json::to_string(&future).unwrap()).unwrap();
+    let (code, report) = probe_json(dir.path(), &[]);
+    assert_eq!(
+        (code, report["lock"]["status"].as_str()),
+        (exit_code::PROBE_FAILED, Some("unusable"))
+    );
+    assert!(
+        report["lock"]["error"]
+            .as_str()
+            .unwrap()
+            .ends_with("is lockfile version 2; this fibon-verify reads version 1"),
+        "{report:#}"
+    );
+}
+
+#[test]
+fn a_server_that_is_down_leaves_its_pins_unverified_and_kept() {
+    let up = format!("  mcp_servers:\n{}", server("bad", peers::misbehaving(&[])));
+    let dir = project(
+        &up,
+        &[(
+            "ok.yaml",
+            "skill: s\ncritical: false\nmust_call_tools: [ok_tool]\n",
+        )],
+    );
+    let (code, _) = probe_json(dir.path(), &["--update-lock"]);
+    assert_eq!(code, exit_code::SUCCESS);
+    let lock_path = dir.path().join("fibon.lock");
+    let pinned = std::fs::read_to_string(&lock_path).unwrap();
+
+    // The same server, now failing to start.
+    let down = format!(
+        "  mcp_servers:\n{}",
+        server("bad", vec!["/nonexistent/mcp-server".into()])
+    );
+    std::fs::write(
+        dir.path().join("fibon.yaml"),
+        format!("platform:\n{down}\n"),
+    )
+    .unwrap();
+    let (code, report) = probe_json(dir.path(), &[]);
+    assert_eq!(code, exit_code::UNAVAILABLE, "{report:#}");
+    assert_eq!(report["lock"]["status"], "unverified", "not `matches`");
+    let kinds: Vec<&str> = report["lock"]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["unverified"; 4], "never `removed`: {report:#}");
+
+    // Rewriting the lock now would drop the server's pins: refused, the file kept.
+    let (code, report) = probe_json(dir.path(), &["--update-lock"]);
+    assert_eq!(code, exit_code::PROBE_FAILED, "{report:#}");
+    assert_eq!(report["lock"]["status"], "unusable");
+    assert!(
+        report["lock"]["error"]
+            .as_str()
+            .unwrap()
+            .contains("was not written: server `bad` could not be reached"),
+        "{report:#}"
+    );
+    assert_eq!(std::fs::read_to_string(&lock_path).unwrap(), pinned);
+
+    // `run` does not let the missing tools pass for removed ones.
+    std::fs::write(
+        dir.path().join("scenarios/s.yaml"),
+        "id: s1\nskill: s\ncomplexity: simple\ninput: hi\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("fibon.yaml"),
+        format!(
+            "platform:\n{down}\ntarget: {{kind: command, command: [python3, -c, 'print(1)']}}\n"
+        ),
+    )
+    .unwrap();
+    let out = fibon(dir.path()).arg("run").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code_of(&out), exit_code::UNAVAILABLE, "{stderr}");
+    assert!(
+        stderr.contains("error: MCP server `bad` could not be reached"),
+        "{stderr}"
     );
 }
 

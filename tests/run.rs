@@ -507,38 +507,41 @@ fn reports_are_projections_of_report_json() {
 }
 
 #[test]
-fn ctrl_c_writes_a_partial_report_and_exits_130() {
-    let dir = project(
-        &python("import time; time.sleep(60)").replace("timeout: 2s", "timeout: 60s"),
-        "TOOL_NOT_FOUND",
-    );
-    let child = Command::new(env!("CARGO_BIN_EXE_fibon-verify"))
-        .current_dir(dir.path())
-        .args(["run", "--jobs", "1"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_secs(2));
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
+fn ctrl_c_or_sigterm_writes_a_partial_report_and_exits_130() {
+    // SIGTERM is what a CI runner sends when a job is cancelled or times out.
+    for signal in [
         nix::sys::signal::Signal::SIGINT,
-    )
-    .unwrap();
-    let t = Instant::now();
-    let out = child.wait_with_output().unwrap();
-    assert!(t.elapsed() < Duration::from_secs(10));
-    assert_eq!(
-        code(&out),
-        exit_code::INTERRUPTED,
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/report.json")).unwrap())
+        nix::sys::signal::Signal::SIGTERM,
+    ] {
+        let dir = project(
+            &python("import time; time.sleep(60)").replace("timeout: 2s", "timeout: 60s"),
+            "TOOL_NOT_FOUND",
+        );
+        let child = Command::new(env!("CARGO_BIN_EXE_fibon-verify"))
+            .current_dir(dir.path())
+            .args(["run", "--jobs", "1"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
             .unwrap();
-    assert_eq!(report["interrupted"], true);
-    assert_eq!(report["exit_code"], exit_code::INTERRUPTED);
+        std::thread::sleep(Duration::from_secs(2));
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
+        let t = Instant::now();
+        let out = child.wait_with_output().unwrap();
+        assert!(t.elapsed() < Duration::from_secs(10));
+        assert_eq!(
+            code(&out),
+            exit_code::INTERRUPTED,
+            "{signal}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("out/report.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(report["interrupted"], true, "{signal}");
+        assert_eq!(report["exit_code"], exit_code::INTERRUPTED, "{signal}");
+    }
 }
 
 /// A python agent: calls `lookup`; on success prints `ok` (with `{text}` replaced by the

@@ -140,7 +140,7 @@ pub(crate) fn run(globals: &Globals, args: GatewayArgs) -> Result<i32, ExpectedE
         }
         match args.serve_for {
             Some(d) => tokio::time::sleep(d).await,
-            None => wait_for_signal().await,
+            None => super::interrupted().await,
         }
         let trace = json!({"scenario": scenario.id, "session": handle.session().id, "events": handle.trace()});
         let text = serde_json::to_string_pretty(&trace).expect("a Value serializes");
@@ -159,12 +159,4 @@ pub(crate) fn run(globals: &Globals, args: GatewayArgs) -> Result<i32, ExpectedE
         }
         Ok(exit_code::SUCCESS)
     })
-}
-
-async fn wait_for_signal() {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => {}
-        _ = async { match term.as_mut() { Some(t) => { t.recv().await; } None => std::future::pending().await } } => {}
-    }
 }

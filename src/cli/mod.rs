@@ -228,6 +228,25 @@ impl Write for Stdout {
     }
 }
 
+/// Resolves on Ctrl-C (SIGINT) or SIGTERM — what a CI runner sends when it cancels a job —
+/// so that both stop the work and still write what was done.
+pub(crate) async fn interrupted() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).ok();
+    let term = async {
+        match term.as_mut() {
+            Some(t) => {
+                t.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        () = term => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;

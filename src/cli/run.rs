@@ -158,20 +158,39 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
         .build()?;
     let outcome = runtime.block_on(async {
         let upstreams = Upstreams::connect(&config.platform.mcp_servers, Duration::from_secs(30)).await;
-        // The lockfile, before any cell: drifted tools make every verdict suspect.
+        // Before any cell: a platform server that is down would pass for a removed tool in
+        // every cell, and drifted tools make every verdict suspect. Drift (exit 4) ranks
+        // above an unreachable server (69), so the lock is compared first.
+        let down: Vec<_> = upstreams.servers().iter().filter(|s| s.client().is_none()).cloned().collect();
+        let down_names: Vec<String> = down.iter().map(|s| s.name.clone()).collect();
+        for s in &down {
+            eprintln!("error: MCP server `{}` could not be reached: {}", s.name, s.error.as_deref().unwrap_or("no reason given"));
+        }
         let lock_path = globals.config.parent().map(PathBuf::from).unwrap_or_default().join("fibon.lock");
+        let mut refused = None;
         if !config.platform.mcp_servers.is_empty() && lock_path.is_file() {
             let current = LockFile::from_catalog(&Catalog::build(&indexmap::IndexMap::new(), &upstreams), &upstreams);
-            let lock = lock::compare(&lock_path, &current, false, args.allow_drift);
+            let lock = lock::compare(&lock_path, &current, &down_names, false, args.allow_drift);
             if lock.failing() {
-                eprintln!("error: {} drifted; no cell was run", lock_path.display());
-                for c in &lock.changes {
+                match &lock.error {
+                    Some(why) => eprintln!("error: {why}"),
+                    None => eprintln!("error: {} drifted", lock_path.display()),
+                }
+                for c in lock.changes.iter().filter(|c| c.failing) {
                     eprintln!("  {}", c.detail);
                 }
                 eprintln!("  help: review with `fibon-verify probe`, then `probe --update-lock`, or pass --allow-drift");
-                upstreams.close().await;
-                return Ok::<_, std::io::Error>(None);
+                refused = Some(exit_code::PROBE_FAILED);
             }
+        }
+        if refused.is_none() && !down.is_empty() {
+            eprintln!("  help: its tools would look removed to every cell; check with `fibon-verify probe`");
+            refused = Some(exit_code::UNAVAILABLE);
+        }
+        if let Some(code) = refused {
+            eprintln!("no cell was run");
+            upstreams.close().await;
+            return Ok::<_, std::io::Error>(Err(code));
         }
         let gateway = Gateway::start(
             GatewayOptions {
@@ -190,17 +209,16 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
                 bar.println(format!("{} {}", c.verdict.as_str().to_uppercase(), c.id));
             }
         };
-        let cancel = async {
-            let _ = tokio::signal::ctrl_c().await;
-        };
+        let cancel = super::interrupted();
         let result = matrix::run_cells(&project, &target, &gateway, &cells, &options, &on_done, cancel).await;
         bar.finish_and_clear();
         drop(gateway);
         upstreams.close().await;
-        Ok(Some(result))
+        Ok(Ok(result))
     })?;
-    let Some((mut cell_reports, interrupted)) = outcome else {
-        return Ok(exit_code::PROBE_FAILED);
+    let (mut cell_reports, interrupted) = match outcome {
+        Ok(result) => result,
+        Err(code) => return Ok(code),
     };
     let budget = options.quality.as_ref().map(|(policy, seed, ledger)| {
         let (calls, cost, reached) = ledger.totals();

@@ -86,9 +86,16 @@ impl LockFile {
         }
         let text = crate::source::read_text(path, crate::source::MAX_FILE_BYTES)
             .map_err(|why| format!("cannot read {}: {why}", path.display()))?;
-        serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|e| format!("{} is not a valid lockfile: {e}", path.display()))
+        let lock: LockFile = serde_json::from_str(&text)
+            .map_err(|e| format!("{} is not a valid lockfile: {e}", path.display()))?;
+        if lock.version != LOCK_VERSION {
+            return Err(format!(
+                "{} is lockfile version {}; this fibon-verify reads version {LOCK_VERSION}",
+                path.display(),
+                lock.version
+            ));
+        }
+        Ok(Some(lock))
     }
 
     /// Writes it atomically (a temp file renamed over the old one).
@@ -114,13 +121,17 @@ pub enum LockStatus {
     Updated,
     /// It could not be read or written.
     Unusable,
+    /// What could be compared matches, but a server could not be reached, so its pinned
+    /// tools were not checked.
+    Unverified,
 }
 
 /// One difference between the lockfile and the platform.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LockChange {
     /// `added`, `removed`, `description_changed`, `input_schema_changed`,
-    /// `output_schema_changed` or `server_version_changed`.
+    /// `output_schema_changed`, `server_version_changed`, or `unverified` (its server
+    /// could not be reached).
     pub kind: &'static str,
     /// The server.
     pub server: String,
@@ -157,7 +168,16 @@ impl LockReport {
 }
 
 /// Compares the platform with the lockfile; with `update`, writes the lockfile instead.
-pub fn compare(path: &Path, current: &LockFile, update: bool, allow_drift: bool) -> LockReport {
+/// `unreachable` names the servers that could not be listed: their pinned tools are
+/// reported as not checked (never as removed), and the lockfile is not rewritten, since
+/// that would silently drop their pins.
+pub fn compare(
+    path: &Path,
+    current: &LockFile,
+    unreachable: &[String],
+    update: bool,
+    allow_drift: bool,
+) -> LockReport {
     let mut report = LockReport {
         path: path.to_path_buf(),
         status: LockStatus::Missing,
@@ -177,12 +197,31 @@ pub fn compare(path: &Path, current: &LockFile, update: bool, allow_drift: bool)
         }
     };
     if let Some(locked) = &locked {
-        report.changes = diff(locked, current);
+        report.changes = diff(locked, current, unreachable);
         report.status = if report.changes.iter().any(|c| c.failing) {
             LockStatus::Drifted
+        } else if report.changes.iter().any(|c| c.kind == "unverified") {
+            LockStatus::Unverified
         } else {
             LockStatus::Matches
         };
+    }
+    if update && !unreachable.is_empty() {
+        report.status = LockStatus::Unusable;
+        report.error = Some(format!(
+            "{} was not written: {} could not be reached, and a lock written without {} would drop {} pins; bring {} up, or remove {} from fibon.yaml, then update again",
+            path.display(),
+            names(unreachable),
+            if unreachable.len() == 1 { "it" } else { "them" },
+            if unreachable.len() == 1 {
+                "its"
+            } else {
+                "their"
+            },
+            if unreachable.len() == 1 { "it" } else { "them" },
+            if unreachable.len() == 1 { "it" } else { "them" },
+        ));
+        return report;
     }
     if update {
         match current.write(path) {
@@ -202,10 +241,33 @@ pub fn compare(path: &Path, current: &LockFile, update: bool, allow_drift: bool)
     report
 }
 
-fn diff(locked: &LockFile, current: &LockFile) -> Vec<LockChange> {
+/// `server `a``, or `servers `a` and `b``.
+fn names(servers: &[String]) -> String {
+    let quoted: Vec<String> = servers.iter().map(|s| format!("`{s}`")).collect();
+    match quoted.as_slice() {
+        [one] => format!("server {one}"),
+        [init @ .., last] => format!("servers {} and {last}", init.join(", ")),
+        [] => String::new(),
+    }
+}
+
+fn diff(locked: &LockFile, current: &LockFile, unreachable: &[String]) -> Vec<LockChange> {
     let key = |t: &LockedTool| (t.server.clone(), t.name.clone());
     let mut out = Vec::new();
     for old in &locked.tools {
+        if unreachable.contains(&old.server) {
+            out.push(LockChange {
+                kind: "unverified",
+                server: old.server.clone(),
+                tool: old.name.clone(),
+                failing: false,
+                detail: format!(
+                    "? {}:{} was not checked: server `{}` could not be reached",
+                    old.server, old.name, old.server
+                ),
+            });
+            continue;
+        }
         let change = |kind, failing, detail: String| LockChange {
             kind,
             server: old.server.clone(),
@@ -342,12 +404,12 @@ mod tests {
             version: 1,
             tools: vec![tool("d", "s")],
         };
-        assert!(diff(&old, &old).is_empty());
+        assert!(diff(&old, &old, &[]).is_empty());
         let changed = LockFile {
             version: 1,
             tools: vec![tool("d2", "s2")],
         };
-        let kinds: Vec<(&str, bool)> = diff(&old, &changed)
+        let kinds: Vec<(&str, bool)> = diff(&old, &changed, &[])
             .iter()
             .map(|c| (c.kind, c.failing))
             .collect();
@@ -363,11 +425,20 @@ mod tests {
             name: "u".into(),
             ..tool("x", "y")
         });
-        assert_eq!(diff(&old, &added)[0].kind, "added");
+        assert_eq!(diff(&old, &added, &[])[0].kind, "added");
         assert!(
-            !diff(&old, &added)[0].failing,
+            !diff(&old, &added, &[])[0].failing,
             "new tools are reported, not failed"
         );
-        assert_eq!(diff(&added, &old)[0].kind, "removed");
+        assert_eq!(diff(&added, &old, &[])[0].kind, "removed");
+        let empty = LockFile {
+            version: 1,
+            tools: Vec::new(),
+        };
+        assert_eq!(
+            diff(&old, &empty, &["s".into()])[0].kind,
+            "unverified",
+            "the tools of a server that was not reached are not called removed"
+        );
     }
 }

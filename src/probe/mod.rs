@@ -121,9 +121,15 @@ pub async fn probe(config: &Config, contracts: &[Contract], options: &ProbeOptio
         .map(|c| preconditions::evaluate(c, &config.platform, &catalog, &endpoints))
         .collect::<Vec<_>>();
     let current = LockFile::from_catalog(&catalog, &upstreams);
+    let unreachable: Vec<String> = servers
+        .iter()
+        .filter(|s| !s.reachable)
+        .map(|s| s.name.clone())
+        .collect();
     let lock = lock::compare(
         &options.lock_path,
         &current,
+        &unreachable,
         options.update_lock,
         options.allow_drift,
     );

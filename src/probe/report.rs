@@ -72,6 +72,9 @@ pub fn render_table(report: &ProbeReport, width: u16) -> String {
             "lockfile: {path} DRIFTED; review the changes, then `probe --update-lock` (or pass --allow-drift)"
         ),
         LockStatus::Updated => format!("lockfile: {path} written"),
+        LockStatus::Unverified => format!(
+            "lockfile: {path} NOT VERIFIED for the tools of unreachable servers (what could be checked matches)"
+        ),
         LockStatus::Unusable => format!("lockfile: {}", lock.error.clone().unwrap_or_default()),
     };
     out.push_str(&line);
