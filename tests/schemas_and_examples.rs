@@ -196,3 +196,32 @@ fn every_shipped_example_loads_into_the_model() {
         "catch-all"
     );
 }
+
+/// The shipped History (used by the example nightly workflow) is what a healthy agent
+/// records: it audits clean. Its answers are JSON objects stored as strings, as many
+/// recorders store them — their keys are not claims. Read with stdout already closed, as
+/// `| head` leaves it: the exit code is the audit's, not a panic's.
+#[test]
+fn the_shipped_history_audits_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_fibon-verify"))
+        .current_dir(root())
+        .args([
+            "audit",
+            "--history",
+            "examples/history/recorded.jsonl",
+            "--format",
+            "json",
+        ])
+        .arg("--report-dir")
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("24 conversations: 24 pass,"), "{stderr}");
+}

@@ -103,11 +103,15 @@ pub fn extract(text: &str) -> Vec<Fact> {
 }
 
 /// The text of an output for fact extraction: a string as is; for JSON, its string
-/// values (keys and punctuation are not claims).
+/// values (keys and punctuation are not claims). A string that is itself a JSON object or
+/// array — an answer a recorder stored serialized — is read as that JSON.
 pub fn output_text(output: &serde_json::Value) -> String {
     fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
         match v {
-            serde_json::Value::String(s) => out.push(s.clone()),
+            serde_json::Value::String(s) => match embedded_json(s) {
+                Some(inner) => walk(&inner, out),
+                None => out.push(s.clone()),
+            },
             serde_json::Value::Number(n) => out.push(n.to_string()),
             serde_json::Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
             serde_json::Value::Object(map) => map.values().for_each(|i| walk(i, out)),
@@ -117,6 +121,17 @@ pub fn output_text(output: &serde_json::Value) -> String {
     let mut parts = Vec::new();
     walk(output, &mut parts);
     parts.join("\n")
+}
+
+/// `s` parsed, when it is a JSON object or array (and nothing else).
+fn embedded_json(s: &str) -> Option<serde_json::Value> {
+    let t = s.trim();
+    let bracketed =
+        (t.starts_with('{') && t.ends_with('}')) || (t.starts_with('[') && t.ends_with(']'));
+    if !bracketed {
+        return None;
+    }
+    serde_json::from_str(t).ok()
 }
 
 /// The facts of `answer` that the evidence does not support. The evidence is normalized
@@ -199,6 +214,21 @@ mod tests {
 
     fn texts(s: &str) -> Vec<String> {
         extract(s).into_iter().map(|f| f.text).collect()
+    }
+
+    #[test]
+    fn keys_of_json_answers_are_not_claims_even_when_serialized() {
+        let object = serde_json::json!({"answer": "up to 600 requests", "results": [{"url": "u"}]});
+        let want = "up to 600 requests\nu";
+        assert_eq!(output_text(&object), want);
+        assert_eq!(
+            output_text(&serde_json::Value::String(object.to_string())),
+            want,
+            "a recorder stored the object as a string"
+        );
+        for plain in ["{not json}", "[see the docs]", "a \"quoted\" claim"] {
+            assert_eq!(output_text(&plain.into()), plain);
+        }
     }
 
     #[test]

@@ -228,10 +228,9 @@ pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedErr
         dir.join("report.json").display()
     )?;
     if args.format == Format::Json {
-        println!(
-            "{}",
-            json!({"summary": summary, "exit_code": code, "report": dir.join("report.json")})
-        );
+        super::print_line(
+            json!({"summary": summary, "exit_code": code, "report": dir.join("report.json")}),
+        )?;
     }
     Ok(code)
 }

@@ -281,7 +281,7 @@ fn experiment(
         args.report_dir.join("experiment.json").display()
     );
     if args.format == Format::Json {
-        println!("{json}");
+        super::print_line(json)?;
     }
     Ok(
         if report.gate_b.state == quality::experiment::GateState::Passed {

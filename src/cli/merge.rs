@@ -73,7 +73,7 @@ pub(crate) fn run(globals: &Globals, args: MergeArgs) -> Result<i32, ExpectedErr
         args.report_dir.join("report.json").display()
     );
     if args.format == Format::Json {
-        println!("{json}");
+        super::print_line(json)?;
     }
     Ok(merged["exit_code"]
         .as_i64()

@@ -198,6 +198,13 @@ pub(crate) fn stdout() -> Stdout {
     }
 }
 
+/// Prints one line (a JSON document, say) to [`stdout`] and flushes it.
+pub(crate) fn print_line(line: impl std::fmt::Display) -> std::io::Result<()> {
+    let mut out = stdout();
+    writeln!(out, "{line}")?;
+    out.flush()
+}
+
 impl Stdout {
     fn absorb(&mut self, result: std::io::Result<()>) -> std::io::Result<()> {
         match result {

@@ -293,9 +293,7 @@ pub(crate) fn write_reports(
         report_dir.join("report.json").display()
     )?;
     if format == Format::Json {
-        let mut out = super::stdout();
-        writeln!(out, "{json}")?;
-        out.flush()?;
+        super::print_line(json)?;
     }
     Ok(report.exit_code)
 }
