@@ -2,7 +2,7 @@
 //! Problems inside files are [`Diagnostic`](crate::diag::Diagnostic)s instead; anything
 //! else is a bug ([`exit_code::INTERNAL`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::exit_code;
 
@@ -30,18 +30,42 @@ pub enum ExpectedError {
         /// Why, for a person.
         reason: String,
     },
+    /// An output file or folder cannot be created or written there.
+    #[error("cannot write {}: {reason}", path.display())]
+    Unwritable {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why, for a person.
+        reason: String,
+    },
     /// Writing the output failed (other than a closed pipe, which is not an error).
     #[error("cannot write output: {0}")]
     Output(#[from] std::io::Error),
 }
 
 impl ExpectedError {
+    /// For `map_err`: an I/O error creating or writing `path`.
+    pub fn unwritable(path: &Path) -> impl FnOnce(std::io::Error) -> ExpectedError + use<> {
+        let path = path.to_path_buf();
+        move |e| {
+            let reason = match e.kind() {
+                std::io::ErrorKind::AlreadyExists | std::io::ErrorKind::NotADirectory => {
+                    "a file is in the way of a folder".to_string()
+                }
+                std::io::ErrorKind::IsADirectory => "it is a folder".to_string(),
+                _ => e.to_string(),
+            };
+            ExpectedError::Unwritable { path, reason }
+        }
+    }
+
     /// The exit code of this failure.
     pub fn exit_code(&self) -> i32 {
         match self {
             ExpectedError::ConfigNotFound { .. }
             | ExpectedError::PathNotFound { .. }
-            | ExpectedError::Unreadable { .. } => exit_code::USAGE,
+            | ExpectedError::Unreadable { .. }
+            | ExpectedError::Unwritable { .. } => exit_code::USAGE,
             ExpectedError::Output(_) => exit_code::INTERNAL,
         }
     }
@@ -54,6 +78,9 @@ impl ExpectedError {
             ),
             ExpectedError::PathNotFound { .. } => Some("check the path"),
             ExpectedError::Unreadable { .. } => Some("name a regular UTF-8 text file"),
+            ExpectedError::Unwritable { .. } => {
+                Some("name a folder that exists or can be created, and that you may write to")
+            }
             ExpectedError::Output(_) => None,
         }
     }

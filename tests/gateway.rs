@@ -975,3 +975,60 @@ fn the_gateway_command_rejects_an_unknown_scenario_and_a_bad_fault() {
     assert_eq!(out.status.code(), Some(fibon_verify::exit_code::USAGE));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown fault kind `SLOW`"));
 }
+
+/// A fault on a tool the session does not serve would inject nothing; a trace file that
+/// cannot be written would lose the session. Both are refused before serving (exit 64).
+#[test]
+fn the_gateway_command_refuses_a_fault_it_cannot_inject_and_an_unwritable_trace() {
+    let out = common::fibon(&common::root())
+        .args([
+            "gateway",
+            "--scenario",
+            "search-docs-simple",
+            "--fault",
+            "search_doc=TOOL_NOT_FOUND",
+            "--serve-for",
+            "30s",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(fibon_verify::exit_code::USAGE),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("error: --fault on `search_doc`, which this session does not serve"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("did you mean `search_docs`?"), "{stderr}");
+    assert!(out.stdout.is_empty(), "nothing was served");
+
+    for (trace_out, why) in [
+        ("/nonexistent/trace.json", "its folder does not exist"),
+        ("/tmp", "it is a folder"),
+    ] {
+        let out = common::fibon(&common::root())
+            .args([
+                "gateway",
+                "--scenario",
+                "search-docs-simple",
+                "--serve-for",
+                "30s",
+            ])
+            .args(["--trace-out", trace_out])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(fibon_verify::exit_code::USAGE),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains(&format!("cannot write {trace_out}: {why}")),
+            "{stderr}"
+        );
+    }
+}

@@ -974,3 +974,71 @@ fn merging_the_shards_of_a_matrix_equals_running_it_whole() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("shard 2/3 missing"), "{stderr}");
 }
+
+/// Out-of-range flag values are refused, never quietly replaced (`--jobs 0` once ran with 1).
+#[test]
+fn flag_values_out_of_range_are_usage_errors() {
+    let dir = project(&python("print(1)"), "");
+    for (args, flag) in [
+        (&["run", "--jobs", "0"][..], "--jobs"),
+        (&["run", "--repeat", "0"], "--repeat"),
+        (&["sample", "--history", "h", "--rate", "1.5"], "--rate"),
+        (&["sample", "--history", "h", "--rate", "NaN"], "--rate"),
+        (
+            &["sample", "--history", "h", "--min-similarity", "5"],
+            "--min-similarity",
+        ),
+        (
+            &["sample", "--history", "h", "--max-instability=-0.1"],
+            "--max-instability",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_fibon-verify"))
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(code(&out), exit_code::USAGE, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("for '{flag} <")),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+/// A report folder that cannot be written is found before any cell runs, and named.
+#[test]
+fn an_unwritable_report_dir_is_named_before_any_cell_runs() {
+    let dir = project(&python("import time; time.sleep(60)"), "");
+    for name in ["file", "h.jsonl", "r.json", "c.jsonl"] {
+        std::fs::write(dir.path().join(name), "").unwrap();
+    }
+    for (args, path) in [
+        (&["run", "--report-dir", "file"][..], "file"),
+        (&["run", "--report-dir", "file/sub"], "file/sub"),
+        (
+            &["audit", "--history", "h.jsonl", "--report-dir", "file"],
+            "file",
+        ),
+        (&["merge", "r.json", "--report-dir", "file"], "file"),
+        (
+            &["gate", "--candidates", "c.jsonl", "--report-dir", "file"],
+            "file",
+        ),
+    ] {
+        let t = Instant::now();
+        let out = Command::new(env!("CARGO_BIN_EXE_fibon-verify"))
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(code(&out), exit_code::USAGE, "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("error: cannot write {path}: ")),
+            "{args:?}: {stderr}"
+        );
+        assert!(t.elapsed() < Duration::from_secs(5), "no cell was run");
+    }
+}

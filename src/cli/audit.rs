@@ -60,7 +60,7 @@ pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedErr
         .report_dir
         .clone()
         .unwrap_or_else(|| config.report_dir.clone());
-    std::fs::create_dir_all(&dir)?;
+    report::prepare_dir(&dir)?;
     let started_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let start = Instant::now();
     let total = std::fs::metadata(&args.history)?.len();
@@ -72,8 +72,11 @@ pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedErr
 
     let json_tmp = dir.join(".report.json.tmp");
     let junit_cases = dir.join(".junit-cases.tmp");
-    let mut out = BufWriter::new(std::fs::File::create(&json_tmp)?);
-    let mut cases = BufWriter::new(std::fs::File::create(&junit_cases)?);
+    let mut out =
+        BufWriter::new(std::fs::File::create(&json_tmp).map_err(ExpectedError::unwritable(&dir))?);
+    let mut cases = BufWriter::new(
+        std::fs::File::create(&junit_cases).map_err(ExpectedError::unwritable(&dir))?,
+    );
     write!(
         out,
         r#"{{"schema":"fibon.report/v1","version":"{}","started_at":"{started_at}","cells":["#,

@@ -44,6 +44,7 @@ pub(crate) struct GateArgs {
 }
 
 pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedError> {
+    crate::report::prepare_dir(&args.report_dir)?;
     if let Some(path) = &args.experiment {
         return experiment(globals, &args, path);
     }
@@ -90,7 +91,7 @@ pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedErro
         .candidates
         .clone()
         .expect("clap requires --candidates or --experiment");
-    let text = read_input(&candidates_path)?;
+    let text = super::read_input(&candidates_path)?;
     let mut parsed: Vec<Result<Candidate, Box<CellReport>>> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -219,7 +220,7 @@ fn experiment(
     args: &GateArgs,
     path: &std::path::Path,
 ) -> Result<i32, ExpectedError> {
-    let text = read_input(path)?;
+    let text = super::read_input(path)?;
     let exp: quality::experiment::Experiment = match serde_yaml::from_str(&text) {
         Ok(e) => e,
         Err(e) => {
@@ -290,20 +291,4 @@ fn experiment(
             exit_code::QUALITY_GATE_FAILED
         },
     )
-}
-
-/// A file named on the command line, whole: missing → `PathNotFound`; a folder, device,
-/// oversized or non-UTF-8 file → `Unreadable` (both exit 64).
-fn read_input(path: &std::path::Path) -> Result<String, ExpectedError> {
-    if !path.exists() {
-        return Err(ExpectedError::PathNotFound {
-            path: path.to_path_buf(),
-        });
-    }
-    crate::source::read_text(path, crate::source::MAX_FILE_BYTES).map_err(|reason| {
-        ExpectedError::Unreadable {
-            path: path.to_path_buf(),
-            reason,
-        }
-    })
 }

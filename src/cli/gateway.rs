@@ -69,6 +69,20 @@ pub(crate) fn run(globals: &Globals, args: GatewayArgs) -> Result<i32, ExpectedE
         }
         return Ok(exit_code::INVALID_INPUT);
     }
+    if let Some(path) = &args.trace_out {
+        // Found out now, not after a session that cannot be kept.
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+        if path.is_dir() || dir.is_some_and(|d| !d.is_dir()) {
+            return Err(ExpectedError::Unwritable {
+                path: path.clone(),
+                reason: if path.is_dir() {
+                    "it is a folder".into()
+                } else {
+                    "its folder does not exist".into()
+                },
+            });
+        }
+    }
     let project = loaded.project;
     let Some(scenario) = project.scenarios.iter().find(|s| s.id == args.scenario) else {
         let ids: Vec<&str> = project.scenarios.iter().map(|s| s.id.as_str()).collect();
@@ -114,6 +128,21 @@ pub(crate) fn run(globals: &Globals, args: GatewayArgs) -> Result<i32, ExpectedE
             faults: plan,
         });
         let catalog = handle.session().catalog();
+        // A fault on a tool nobody serves injects nothing: a typo must not pass for a test.
+        let unknown: Vec<&String> = args.faults.iter().map(|(t, _)| t).filter(|t| !catalog.tools.contains_key(*t)).collect();
+        if !unknown.is_empty() {
+            for tool in unknown {
+                let hint = did_you_mean(tool, catalog.tools.keys().map(String::as_str))
+                    .map(|h| format!("did you mean `{h}`? "))
+                    .unwrap_or_default();
+                let served: Vec<&str> = catalog.tools.keys().map(String::as_str).collect();
+                eprintln!("error: --fault on `{tool}`, which this session does not serve\n  help: {hint}tools: {}", if served.is_empty() { "none".into() } else { served.join(", ") });
+            }
+            drop(handle);
+            drop(gateway);
+            upstreams.close().await;
+            return Ok(exit_code::USAGE);
+        }
         {
             let mut err = std::io::stderr().lock();
             writeln!(err, "gateway for scenario `{}` (skill `{}`)", scenario.id, scenario.skill)?;
@@ -122,9 +151,6 @@ pub(crate) fn run(globals: &Globals, args: GatewayArgs) -> Result<i32, ExpectedE
             let tools: Vec<String> = catalog.tools.iter().map(|(n, e)| format!("{n} ({})", e.provenance)).collect();
             writeln!(err, "tools: {}", if tools.is_empty() { "none".into() } else { tools.join(", ") })?;
             for (tool, fault) in &args.faults {
-                if !catalog.tools.contains_key(tool) {
-                    writeln!(err, "warning: fault on `{tool}`, which this session does not serve")?;
-                }
                 writeln!(err, "fault: {tool} = {}", fault.kind)?;
             }
             for p in &catalog.problems {
@@ -145,7 +171,7 @@ pub(crate) fn run(globals: &Globals, args: GatewayArgs) -> Result<i32, ExpectedE
         let trace = json!({"scenario": scenario.id, "session": handle.session().id, "events": handle.trace()});
         let text = serde_json::to_string_pretty(&trace).expect("a Value serializes");
         match &args.trace_out {
-            Some(path) => std::fs::write(path, text + "\n")?,
+            Some(path) => std::fs::write(path, text + "\n").map_err(ExpectedError::unwritable(path))?,
             None => {
                 let mut out = super::stdout();
                 writeln!(out, "{text}")?;

@@ -91,9 +91,9 @@ pub(crate) fn run(globals: &Globals, args: InitArgs) -> Result<i32, ExpectedErro
         return Ok(exit_code::USAGE);
     }
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir_all(dir).map_err(ExpectedError::unwritable(dir))?;
     }
-    std::fs::write(&out, drafted.yaml)?;
+    std::fs::write(&out, drafted.yaml).map_err(ExpectedError::unwritable(&out))?;
     eprintln!(
         "wrote {} (skill `{}`); complete its TODOs, then run `fibon-verify check`",
         out.display(),

@@ -27,9 +27,9 @@ pub(crate) struct MergeArgs {
 
 pub(crate) fn run(globals: &Globals, args: MergeArgs) -> Result<i32, ExpectedError> {
     let mut reports = Vec::new();
+    report::prepare_dir(&args.report_dir)?;
     for path in &args.reports {
-        let text = std::fs::read_to_string(path)
-            .map_err(|_| ExpectedError::PathNotFound { path: path.clone() })?;
+        let text = super::read_input(path)?;
         match serde_json::from_str(&text) {
             Ok(v) => reports.push((path.display().to_string(), v)),
             Err(e) => {

@@ -101,6 +101,30 @@ pub(crate) struct Globals {
     pub(crate) github: bool,
 }
 
+/// Reads a whole input file named on the command line: exit 64 naming the path when it
+/// does not exist or cannot be read as text (a folder, a device, too large, not UTF-8).
+pub(crate) fn read_input(path: &std::path::Path) -> Result<String, ExpectedError> {
+    if !path.exists() {
+        return Err(ExpectedError::PathNotFound {
+            path: path.to_path_buf(),
+        });
+    }
+    crate::source::read_text(path, crate::source::MAX_FILE_BYTES).map_err(|reason| {
+        ExpectedError::Unreadable {
+            path: path.to_path_buf(),
+            reason,
+        }
+    })
+}
+
+/// A flag's value that is a share: a number from 0 to 1.
+fn share(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("`{s}` is not a share (a number from 0 to 1)")),
+    }
+}
+
 /// Parses the command line, runs the command and returns the process exit code.
 pub fn main_impl() -> i32 {
     let cli = match Cli::try_parse() {

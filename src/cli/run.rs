@@ -35,11 +35,11 @@ pub(crate) struct RunArgs {
     fault: Vec<FaultKind>,
 
     /// Cells run at once [default: matrix.jobs]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     jobs: Option<u32>,
 
     /// Run each cell N times; a cell passes only if every run passes [default: matrix.repeat]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     repeat: Option<u32>,
 
     /// Run only this runner's part of the matrix: K of N (1-based), by a stable hash of the
@@ -111,6 +111,7 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
     };
     let cells = matrix::plan(&project, &filters, args.shard);
     let report_dir = args.report_dir.unwrap_or_else(|| config.report_dir.clone());
+    report::prepare_dir(&report_dir)?;
     let lexicon = match &config.refusal_lexicon {
         Some(path) => match crate::checks::refusal::Lexicon::extended(path) {
             Ok(l) => std::sync::Arc::new(l),

@@ -28,7 +28,7 @@ pub(crate) struct SampleArgs {
     history: PathBuf,
 
     /// The share of conversations to replay.
-    #[arg(long, value_name = "RATE", default_value_t = 0.1)]
+    #[arg(long, value_name = "RATE", default_value_t = 0.1, value_parser = super::share)]
     rate: f64,
 
     /// The seed of the selection: the same seed picks the same conversations.
@@ -36,15 +36,15 @@ pub(crate) struct SampleArgs {
     seed: u64,
 
     /// The highest share of unstable replays a Skill may have (0 to 1).
-    #[arg(long, value_name = "SHARE", default_value_t = 0.0)]
+    #[arg(long, value_name = "SHARE", default_value_t = 0.0, value_parser = super::share)]
     max_instability: f64,
 
     /// How similar the arguments of a replay must be to the recording's (0 to 1).
-    #[arg(long, value_name = "SHARE", default_value_t = 0.8)]
+    #[arg(long, value_name = "SHARE", default_value_t = 0.8, value_parser = super::share)]
     min_similarity: f64,
 
     /// Replays at once [default: matrix.jobs]
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     jobs: Option<u32>,
 
     /// Where report.json and junit.xml go [default: report.dir]
@@ -61,10 +61,6 @@ pub(crate) struct SampleArgs {
 }
 
 pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedError> {
-    if !(0.0..=1.0).contains(&args.rate) {
-        eprintln!("error: --rate {} is not a share between 0 and 1", args.rate);
-        return Ok(exit_code::USAGE);
-    }
     if !args.history.is_file() {
         return Err(ExpectedError::PathNotFound {
             path: args.history.clone(),
@@ -103,6 +99,7 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
         .report_dir
         .clone()
         .unwrap_or_else(|| config.report_dir.clone());
+    report::prepare_dir(&dir)?;
     let started_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let start = Instant::now();
     let total = std::fs::metadata(&args.history)?.len();

@@ -12,10 +12,23 @@ pub use model::*;
 
 use std::path::Path;
 
-/// Writes a file atomically: a temporary file beside it, renamed over it.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+use crate::errors::ExpectedError;
+
+/// Makes sure the report folder exists and can be written, before any work whose result
+/// would otherwise be lost at the end.
+pub fn prepare_dir(dir: &Path) -> Result<(), ExpectedError> {
+    std::fs::create_dir_all(dir).map_err(ExpectedError::unwritable(dir))?;
+    let probe = dir.join(format!(".fibon-write-check.{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(ExpectedError::unwritable(dir))?;
+    let _ = std::fs::remove_file(probe);
+    Ok(())
+}
+
+/// Writes a file atomically: a temporary file beside it, renamed over it. Failures name
+/// the file or folder that could not be written.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ExpectedError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir_all(dir).map_err(ExpectedError::unwritable(dir))?;
     }
     let tmp = path.with_file_name(format!(
         ".{}.tmp",
@@ -23,6 +36,6 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> std::io::Result<()> {
             .and_then(|n| n.to_str())
             .unwrap_or("report")
     ));
-    std::fs::write(&tmp, contents)?;
-    std::fs::rename(&tmp, path)
+    std::fs::write(&tmp, contents).map_err(ExpectedError::unwritable(path))?;
+    std::fs::rename(&tmp, path).map_err(ExpectedError::unwritable(path))
 }
