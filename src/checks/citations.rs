@@ -88,15 +88,19 @@ pub fn extract(text: &str) -> Vec<Fact> {
     }
     spans.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
     let mut out: Vec<Fact> = Vec::new();
+    // Each distinct fact once; a set keeps a flooded answer (a megabyte of numbers) linear.
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut end = 0;
     for (s, e, kind) in spans {
         if s < end {
             continue;
         }
         end = e;
-        let text = text[s..e].to_string();
-        if !out.iter().any(|f| f.text == text) {
-            out.push(Fact { text, kind });
+        if seen.insert(&text[s..e]) {
+            out.push(Fact {
+                text: text[s..e].to_string(),
+                kind,
+            });
         }
     }
     out

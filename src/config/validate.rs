@@ -166,7 +166,7 @@ pub fn validate(doc: &Document, raw: RawConfig, diags: &mut Vec<Diagnostic>) -> 
     let refusal_judge = judge_raw.and_then(|j| {
         let base_url = url_at(doc, "/checks/refusal_judge/base_url", &j.base_url, diags)?;
         let timeout = match &j.timeout {
-            Some(t) => duration(doc, "/checks/refusal_judge/timeout", t, diags)?,
+            Some(t) => timeout_duration(doc, "/checks/refusal_judge/timeout", t, diags)?,
             None => Duration::from_secs(30),
         };
         Some(RefusalJudge {
@@ -262,7 +262,7 @@ fn target(doc: &Document, dir: &Path, t: RawTarget, diags: &mut Vec<Diagnostic>)
         ok = false;
     }
     let timeout = match &t.timeout {
-        Some(d) => duration(doc, "/target/timeout", d, diags)?,
+        Some(d) => timeout_duration(doc, "/target/timeout", d, diags)?,
         None => DEFAULT_TIMEOUT,
     };
     let mut require = |key: &str, present: bool| {
@@ -398,6 +398,37 @@ fn url_at(doc: &Document, pointer: &str, u: &str, diags: &mut Vec<Diagnostic>) -
             )
         })
         .ok()
+}
+
+/// The longest timeout taken: a year (far longer would overflow the clock's arithmetic).
+const MAX_TIMEOUT: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// A timeout: a duration above zero (zero would time out every call) and at most a year.
+fn timeout_duration(
+    doc: &Document,
+    pointer: &str,
+    text: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Duration> {
+    let d = duration(doc, pointer, text, diags)?;
+    if d.is_zero() || d > MAX_TIMEOUT {
+        diags.push(
+            doc.error(
+                "invalid_duration",
+                pointer,
+                Anchor::Value,
+                format!("`{text}` is not a usable timeout"),
+                if d.is_zero() {
+                    "zero would time out every call"
+                } else {
+                    "longer than a year"
+                },
+            )
+            .with_help("write a timeout above zero and at most a year, such as `90s`"),
+        );
+        return None;
+    }
+    Some(d)
 }
 
 /// Parses a duration such as `60s`, `1m 30s` or `500ms`.

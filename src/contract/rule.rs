@@ -134,8 +134,10 @@ impl Rule {
                 CmpOp::Ne => Ok(Rule::NotEquals(parse_value(operand))),
                 _ => operand
                     .parse::<f64>()
+                    .ok()
+                    .filter(|n| n.is_finite())
                     .map(|n| Rule::Compare(op, n))
-                    .map_err(|_| err(format!("`{s}` compares with a number, found `{operand}`"))),
+                    .ok_or_else(|| err(format!("`{s}` compares with a number, found `{operand}`"))),
             };
         }
         let word = s.split_whitespace().next().unwrap_or("");

@@ -164,16 +164,26 @@ fn skill_name(doc: &Document, raw: &RawContract, diags: &mut Vec<Diagnostic>) ->
             } else {
                 "/skill_name"
             };
-            if name.trim().is_empty() || name.chars().any(char::is_whitespace) {
+            // Names appear in cell ids (`skill/scenario/Q/fault`), file names and reports.
+            let bad = name
+                .chars()
+                .find(|c| !(c.is_alphanumeric() || "-_.:".contains(*c)));
+            if name.is_empty() || bad.is_some() {
+                let why = match bad {
+                    None => "empty".to_string(),
+                    Some(c) if c.is_whitespace() => "contains spaces".to_string(),
+                    Some(c) if c.is_control() => format!("contains the control character {:?}", c),
+                    Some(c) => format!("contains `{c}`"),
+                };
                 diags.push(
                     doc.error(
                         "invalid_name",
                         key,
                         Anchor::Value,
-                        format!("invalid skill name `{name}`"),
-                        "empty or contains spaces",
+                        format!("invalid skill name `{}`", name.escape_debug()),
+                        why,
                     )
-                    .with_help("name the skill without spaces, such as `search_docs`"),
+                    .with_help("skill names appear in cell ids and file names: use letters, digits, `-`, `_`, `.` and `:`, such as `search_docs`"),
                 );
                 return None;
             }

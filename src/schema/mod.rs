@@ -113,15 +113,12 @@ pub struct SchemaProblem {
     pub help: String,
 }
 
-/// Checks that a value is a valid JSON Schema (against its draft's meta-schema).
+/// Checks that a value is a valid JSON Schema (against its draft's meta-schema) that
+/// compiles.
 pub fn check_json_schema(schema: &Value) -> Result<(), SchemaProblem> {
     const TYPES: [&str; 7] = [
         "string", "number", "integer", "boolean", "object", "array", "null",
     ];
-    let Err(e) = jsonschema::meta::validate(schema) else {
-        return Ok(());
-    };
-    let pointer = e.instance_path().as_str().to_string();
     let at = |p: &str| {
         if p.is_empty() {
             String::new()
@@ -129,6 +126,38 @@ pub fn check_json_schema(schema: &Value) -> Result<(), SchemaProblem> {
             format!(" at `{p}`")
         }
     };
+    let e = match jsonschema::meta::validate(schema) {
+        // Valid against the meta-schema, but it must also compile (a `pattern` that is not
+        // a regular expression, say): a schema that cannot be applied would check nothing.
+        Ok(()) => {
+            match jsonschema::validator_for(schema) {
+                Ok(_) => return Ok(()),
+                Err(e) => {
+                    let pointer = e.instance_path().as_str().to_string();
+                    let regex = matches!(e.kind(), jsonschema::error::ValidationErrorKind::Format { format } if format == "regex");
+                    return Err(if regex {
+                        SchemaProblem {
+                        message: format!(
+                            "{} is not a regular expression{}",
+                            e.instance(),
+                            at(&pointer)
+                        ),
+                        help: "a `pattern` is an ECMA-262 regular expression; a schema that cannot be compiled would check nothing".into(),
+                        pointer,
+                    }
+                    } else {
+                        SchemaProblem {
+                        message: format!("the schema cannot be compiled{}: {e}", at(&pointer)),
+                        help: "fix the keyword; a schema that cannot be compiled would check nothing".into(),
+                        pointer,
+                    }
+                    });
+                }
+            }
+        }
+        Err(e) => e,
+    };
+    let pointer = e.instance_path().as_str().to_string();
     if pointer.ends_with("/type")
         && let Some(word) = schema.pointer(&pointer).and_then(Value::as_str)
     {
