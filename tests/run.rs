@@ -187,7 +187,7 @@ fn hostile_command_agents_are_classified_and_the_run_finishes() {
             "flood",
             "import sys\nfor _ in range(1600): sys.stdout.write('x' * 65536)",
             "answered",
-            "must_call_tools",
+            "agent_protocol",
         ),
         (
             "grandchild",
@@ -238,6 +238,10 @@ fn hostile_command_agents_are_classified_and_the_run_finishes() {
             );
         }
         if name == "flood" {
+            assert_eq!(
+                cell["findings"][0]["message"],
+                "the response was longer than the 1 MiB cap and was cut there; it was judged on what was kept"
+            );
             assert_eq!(
                 cell["output"].as_str().unwrap().len(),
                 1024 * 1024,
@@ -311,7 +315,34 @@ async fn misbehaving_http_targets_are_classified() {
         .respond_with(ResponseTemplate::new(200).set_body_string("y".repeat(5 * 1024 * 1024)))
         .mount(&server)
         .await;
+    Mock::given(method("POST"))
+        .and(path("/redirect"))
+        .respond_with(ResponseTemplate::new(302).insert_header("location", "/elsewhere"))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/elsewhere"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("an impostor's answer: 42"))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/502"))
+        .respond_with(ResponseTemplate::new(502).set_body_string("<html>502 Bad Gateway</html>"))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path("/401"))
+        .respond_with(
+            ResponseTemplate::new(401)
+                .set_body_json(json!({"status": "error", "error": {"code": "UNAUTHORIZED"}})),
+        )
+        .mount(&server)
+        .await;
     let cases = [
+        // Never a verdict on the agent: whatever answered was not it.
+        ("redirect", "not_run", exit_code::UNAVAILABLE),
+        ("502", "not_run", exit_code::UNAVAILABLE),
+        ("401", "not_run", exit_code::UNAVAILABLE),
         ("slow", "timeout", exit_code::CONTRACT_VIOLATION),
         ("500", "hard_interrupt", exit_code::CONTRACT_VIOLATION),
         ("502json", "explicit_failure", exit_code::CONTRACT_VIOLATION),
@@ -337,10 +368,25 @@ async fn misbehaving_http_targets_are_classified() {
             "{route}: {:#}",
             report["cells"][0]
         );
+        let first = &report["cells"][0]["findings"][0];
+        if behavior == "not_run" {
+            assert_eq!(first["check"], "target_unavailable", "{route}: {first:#}");
+        }
+        if route == "redirect" {
+            let message = first["message"].as_str().unwrap();
+            assert!(
+                message.contains("redirecting to /elsewhere; redirects are not followed"),
+                "{message}"
+            );
+        }
         if route == "huge" {
             assert_eq!(
                 report["cells"][0]["output"].as_str().unwrap().len(),
                 1024 * 1024
+            );
+            assert_eq!(
+                first["check"], "agent_protocol",
+                "the cut is named: {first:#}"
             );
         }
     }
@@ -1040,5 +1086,80 @@ fn an_unwritable_report_dir_is_named_before_any_cell_runs() {
             "{args:?}: {stderr}"
         );
         assert!(t.elapsed() < Duration::from_secs(5), "no cell was run");
+    }
+}
+
+/// What the agent prints after calling `lookup` (or, under a fault, after seeing it fail).
+fn printing_agent(ok: &str, fail: &str) -> String {
+    let script = format!(
+        "import sys, json, urllib.request, urllib.error\nreq = json.load(sys.stdin)\nurl = req['tools']['http_url']\ntry:\n    urllib.request.urlopen(urllib.request.Request(url + '/lookup', data=b'{{}}', method='POST')).read()\n    sys.stdout.buffer.write({}.encode())\nexcept urllib.error.HTTPError:\n    sys.stdout.buffer.write({}.encode())\n",
+        serde_json::to_string(ok).unwrap(),
+        serde_json::to_string(fail).unwrap()
+    );
+    python(&script)
+}
+
+/// An answer that is empty, or that breaks the agent protocol, is named — never a pass,
+/// and never mistaken for silent degradation.
+#[test]
+fn empty_answers_and_protocol_breaks_are_named() {
+    let error =
+        r#"{"status": "error", "error": {"code": "TOOL_NOT_FOUND", "message": "lookup is gone"}}"#;
+    let cases = [
+        // (what it prints when the tool works, when it fails, Q1 check, Q3 verdict, Q3 first check)
+        ("", error, "empty_answer", "pass", None),
+        (
+            "{\"status\": \"ok\", \"output\": null}",
+            error,
+            "empty_answer",
+            "pass",
+            None,
+        ),
+        (
+            "the answer is 42",
+            &format!("\u{feff}{error}"),
+            "",
+            "pass",
+            None,
+        ),
+        (
+            "the answer is 42",
+            &format!("calling lookup...\n{error}\n"),
+            "",
+            "contract_violation",
+            Some("agent_protocol"),
+        ),
+        (
+            "the answer is 42",
+            &format!("{error}\n{error}"),
+            "",
+            "contract_violation",
+            Some("agent_protocol"),
+        ),
+    ];
+    for (ok, fail, q1_check, q3_verdict, q3_first) in cases {
+        let dir = project(&printing_agent(ok, fail), "TOOL_NOT_FOUND");
+        let (_, report, stderr) = run_json(dir.path(), &[]);
+        let cells = report["cells"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{stderr}"));
+        let q1 = cells.iter().find(|c| c["quadrant"] == "Q1").unwrap();
+        let q3 = cells.iter().find(|c| c["quadrant"] == "Q3").unwrap();
+        let checks: Vec<&str> = q1["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["check"].as_str().unwrap())
+            .collect();
+        if q1_check.is_empty() {
+            assert_eq!(q1["verdict"], "pass", "{ok:?}: {q1:#}");
+        } else {
+            assert_eq!(q1["verdict"], "contract_violation", "{ok:?}: {q1:#}");
+            assert!(checks.contains(&q1_check), "{ok:?}: {checks:?}");
+        }
+        assert_eq!(q3["verdict"], q3_verdict, "{fail:?}: {q3:#}");
+        if let Some(first) = q3_first {
+            assert_eq!(q3["findings"][0]["check"], first, "{fail:?}: {q3:#}");
+        }
     }
 }

@@ -14,7 +14,19 @@ use crate::target::Invocation;
 
 pub(crate) fn check_available(input: &CellInput<'_>, behavior: Behavior, out: &mut Vec<Finding>) {
     match behavior {
-        Behavior::Answered | Behavior::NotRun | Behavior::Silent => {}
+        Behavior::Answered => {
+            if let Invocation::Responded { response, .. } = input.invocation
+                && super::citations::output_text(&response.output)
+                    .trim()
+                    .is_empty()
+            {
+                out.push(Finding::error(
+                    "empty_answer",
+                    "the agent reported success with no answer although every tool was available",
+                ));
+            }
+        }
+        Behavior::NotRun | Behavior::Silent => {}
         Behavior::Timeout => out.push(Finding::error("timeout", timeout_message(input.invocation))),
         Behavior::HardInterrupt => out.push(Finding::error(
             "hard_interrupt",

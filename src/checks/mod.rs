@@ -150,9 +150,23 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
         };
     }
     let behavior = classify(input, injected);
-    if let Invocation::Responded { response, .. } = input.invocation {
+    if let Invocation::Responded {
+        response,
+        truncated,
+        ..
+    } = input.invocation
+    {
         for note in &response.notes {
             findings.push(Finding::error("malformed_tool_call", note.clone()));
+        }
+        for problem in &response.protocol {
+            findings.push(Finding::error("agent_protocol", problem.clone()));
+        }
+        if *truncated {
+            findings.push(Finding::error(
+                "agent_protocol",
+                "the response was longer than the 1 MiB cap and was cut there; it was judged on what was kept",
+            ));
         }
         trace_rules::check(input, response, behavior, &mut findings);
         facts::check(input, response, behavior, &mut findings);
@@ -171,7 +185,9 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
             .iter()
             .any(|f| f.check == check && f.severity == FindingSeverity::Error)
     };
-    let verdict = if errors("silent_degradation") {
+    // A response the verifier could not read as the agent meant it is not evidence of
+    // silent degradation: the protocol violation decides.
+    let verdict = if errors("silent_degradation") && !errors("agent_protocol") {
         Verdict::SilentDegradation
     } else if findings
         .iter()
@@ -182,8 +198,13 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
         Verdict::Pass
     };
     // The finding that decided the verdict comes first (tables and JUnit show the first).
+    let decisive = match verdict {
+        Verdict::SilentDegradation => "silent_degradation",
+        _ => "agent_protocol",
+    };
     findings.sort_by_key(|f| {
         (
+            f.check != decisive,
             f.check != "silent_degradation",
             f.severity != FindingSeverity::Error,
         )

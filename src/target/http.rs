@@ -1,6 +1,9 @@
 //! An `http` target: the request POSTed as JSON (headers from the config, `${ENV}`
 //! expanded), the response read from the body, capped. A 5xx with no usable body is a
-//! hard interrupt; a refused connection or a 404 means the target cannot be evaluated.
+//! hard interrupt. The target cannot be evaluated — never a verdict on the agent — when the
+//! connection is refused, on a 404/405, a redirect (never followed: whatever answers
+//! elsewhere is not the agent configured), a 401/407 (the verifier was not let in), or a
+//! 502/503/504 with no usable body (a proxy in front of the agent could not reach it).
 
 use std::time::Duration;
 
@@ -17,7 +20,11 @@ pub(super) async fn invoke(
     request: &Request,
     limits: Limits,
 ) -> Invocation {
-    let client = match reqwest::Client::builder().no_proxy().build() {
+    let client = match reqwest::Client::builder()
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+    {
         Ok(c) => c,
         Err(e) => {
             return Invocation::Failed {
@@ -39,6 +46,11 @@ pub(super) async fn invoke(
             }
         };
         let status = resp.status();
+        let location = resp
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|v| v.to_str().ok())
+            .map(String::from);
         let mut body = Vec::new();
         let mut truncated = false;
         let mut stream = resp.bytes_stream();
@@ -78,7 +90,32 @@ pub(super) async fn invoke(
                 ),
             };
         }
-        if usable && serde_json::from_slice::<serde_json::Value>(&body).is_ok() {
+        if status.is_redirection() {
+            let to = location.as_deref().unwrap_or("nowhere given");
+            return Invocation::Failed {
+                reason: format!(
+                    "the agent endpoint {url} answered HTTP {status}, redirecting to {to}; redirects are not followed (whatever answers there is not the agent configured): point target.url at the agent itself"
+                ),
+            };
+        }
+        if matches!(status.as_u16(), 401 | 407) {
+            return Invocation::Failed {
+                reason: format!(
+                    "the agent endpoint {url} answered HTTP {status}: the verifier was not let in, so the agent never ran; check target.headers"
+                ),
+            };
+        }
+        let json_body = usable && serde_json::from_slice::<serde_json::Value>(&body).is_ok();
+        if matches!(status.as_u16(), 502..=504) && !json_body {
+            let snippet: String = String::from_utf8_lossy(&body).chars().take(200).collect();
+            return Invocation::Failed {
+                reason: format!(
+                    "the agent endpoint {url} answered HTTP {status} with no agent response (a proxy in front of the agent could not reach it?): {}",
+                    snippet.trim()
+                ),
+            };
+        }
+        if json_body {
             return Invocation::Responded {
                 response: Response::parse(&body),
                 code,

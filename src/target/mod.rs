@@ -132,14 +132,30 @@ pub struct Response {
     /// with malformed arguments): each becomes a `malformed_tool_call` finding.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// Where the body broke the agent protocol although it meant to follow it (JSON that
+    /// does not parse, a response object among other text): each becomes an
+    /// `agent_protocol` finding, so an unreadable response is never judged as prose alone.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub protocol: Vec<String>,
 }
+
+/// The keys of a `fibon.agent/v1` response.
+const KEYS: [&str; 6] = [
+    "output",
+    "status",
+    "error",
+    "degraded",
+    "citations",
+    "trace",
+];
 
 impl Response {
     /// Reads a response body: a protocol JSON object, any other JSON value (the output),
     /// or text (the output). Invalid UTF-8 is read lossily.
     pub fn parse(body: &[u8]) -> Response {
         let text = String::from_utf8_lossy(body);
-        let trimmed = text.trim();
+        // A byte order mark is not content (RFC 8259 §8.1 lets a parser ignore it).
+        let trimmed = text.trim_start_matches('\u{feff}').trim();
         let plain = |output: Value| Response {
             output,
             status: None,
@@ -149,21 +165,39 @@ impl Response {
             citations: Vec::new(),
             trace: Vec::new(),
             notes: Vec::new(),
+            protocol: Vec::new(),
         };
-        let Ok(value) = serde_json::from_str::<Value>(trimmed) else {
-            return plain(Value::String(text.into_owned()));
+        let value = match serde_json::from_str::<Value>(trimmed) {
+            Ok(value) => value,
+            Err(e) => {
+                // Text is an answer (DESIGN: stdout that is not JSON is the output), but say
+                // so when it was plainly meant as a response.
+                let mut response = plain(Value::String(text.to_string()));
+                if trimmed.starts_with('{') {
+                    response.protocol.push(format!(
+                        "the response starts as a JSON object but is not one ({e}); it was read as plain text"
+                    ));
+                } else if let Some(line) = trimmed.lines().position(|l| {
+                    l.trim_start().starts_with('{')
+                        && serde_json::from_str::<Value>(l)
+                            .ok()
+                            .and_then(|v| {
+                                v.as_object()
+                                    .map(|m| m.keys().any(|k| KEYS.contains(&k.as_str())))
+                            })
+                            .unwrap_or(false)
+                }) {
+                    response.protocol.push(format!(
+                        "line {} holds a response object among other text (a log line on stdout?); the whole text was read as the answer: print the response alone",
+                        line + 1
+                    ));
+                }
+                return response;
+            }
         };
         let Value::Object(map) = &value else {
             return plain(value);
         };
-        const KEYS: [&str; 6] = [
-            "output",
-            "status",
-            "error",
-            "degraded",
-            "citations",
-            "trace",
-        ];
         if !map.keys().any(|k| KEYS.contains(&k.as_str())) {
             return plain(value);
         }
@@ -219,6 +253,7 @@ impl Response {
                 })
                 .unwrap_or_default(),
             notes: Vec::new(),
+            protocol: Vec::new(),
         }
     }
 

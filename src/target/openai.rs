@@ -289,6 +289,7 @@ async fn run_loop(
                     citations: Vec::new(),
                     trace,
                     notes,
+                    protocol: Vec::new(),
                 },
                 code: None,
                 stderr: String::new(),
