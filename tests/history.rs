@@ -457,3 +457,74 @@ fn a_history_that_is_not_a_regular_file_is_named_not_read() {
         );
     }
 }
+
+/// The testcase names of a JUnit file, read by a strict XML 1.0 parser (Python's expat).
+fn junit_names(path: &Path) -> Vec<String> {
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sys, xml.dom.minidom as m\nfor t in m.parse(sys.argv[1]).getElementsByTagName('testcase'): print(t.getAttribute('name'))",
+        ])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{} is not well-formed XML: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// Characters XML 1.0 does not allow (control characters, U+FFFF) in an id, a skill or a
+/// message are left out of every junit.xml: audit's streamed one, run's and merge's all
+/// stay well-formed. report.json keeps them.
+#[test]
+fn junit_stays_well_formed_whatever_the_recording_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), DETERMINISTIC);
+    let id = "conv\u{1}\u{0}<&>\"\u{ffff}\u{b}-1";
+    let line = json!({"id": id, "skill": "no\u{2}such\u{fffe}", "input": "q", "output": "a\u{1b}"});
+    std::fs::write(
+        dir.path().join("history.jsonl"),
+        format!("{}\n{line}\n", recorded(1)),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("replay.yaml"),
+        "scenarios: []\ntarget: {kind: replay, history: history.jsonl}\nreport: {dir: replayed}\n",
+    )
+    .unwrap();
+    for (args, report_dir) in [
+        (&["audit", "--history", "history.jsonl"][..], "out"),
+        (&["--config", "replay.yaml", "run"], "replayed"),
+        (
+            &["merge", "replayed/report.json", "--report-dir", "merged"],
+            "merged",
+        ),
+    ] {
+        let out = fibon(dir.path()).args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(code(&out), exit_code::UNAVAILABLE, "{args:?}: {stderr}");
+        let mut names = junit_names(&dir.path().join(report_dir).join("junit.xml"));
+        names.sort();
+        assert_eq!(names, ["conv-0001", "conv<&>\"-1"], "{args:?}");
+        let report: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join(report_dir).join("report.json")).unwrap(),
+        )
+        .unwrap();
+        assert!(
+            report["cells"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["id"] == id),
+            "{args:?}: report.json keeps the id as recorded"
+        );
+    }
+}

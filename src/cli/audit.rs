@@ -236,12 +236,7 @@ pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedErr
 
 /// One JUnit testcase, written as the audit streams.
 fn write_case(w: &mut impl Write, c: &CellReport) -> std::io::Result<()> {
-    let esc = |s: &str| {
-        s.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-            .replace('"', "&quot;")
-    };
+    let esc = report::junit::xml_escape;
     write!(
         w,
         "<testcase name=\"{}\" classname=\"{}\"",
