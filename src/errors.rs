@@ -59,6 +59,15 @@ impl ExpectedError {
         }
     }
 
+    /// For `map_err`: an I/O error reading the input `path` (a history, as it streams).
+    pub fn unreadable(path: &Path) -> impl FnOnce(std::io::Error) -> ExpectedError + use<> {
+        let path = path.to_path_buf();
+        move |e| ExpectedError::Unreadable {
+            path,
+            reason: e.to_string(),
+        }
+    }
+
     /// The exit code of this failure.
     pub fn exit_code(&self) -> i32 {
         match self {

@@ -266,3 +266,265 @@ fn audit_checks_recorded_conversations_and_otlp_spans() {
         );
     }
 }
+
+/// A line that is not UTF-8, or is longer than 16 MiB, is an `error` cell naming its line
+/// in `audit`, `sample` and a `replay` run alike, and the lines after it are still checked
+/// (such a line once aborted the whole command with exit 70).
+#[test]
+fn a_line_not_utf8_or_over_16_mib_is_an_error_cell_and_the_rest_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), DETERMINISTIC);
+    let mut bytes = recorded(1).into_bytes();
+    bytes.extend(b"\n{\"id\": \"conv-latin1\", \"skill\": \"docs\", \"input\": \"caf\xe9\"}\n");
+    bytes.extend(br#"{"id": "conv-huge", "skill": "docs", "input": ""#);
+    bytes.resize(bytes.len() + 17 * 1024 * 1024, b'x');
+    bytes.extend(b"\"}\n");
+    bytes.extend(recorded(4).into_bytes());
+    bytes.push(b'\n');
+    std::fs::write(dir.path().join("history.jsonl"), &bytes).unwrap();
+    std::fs::write(
+        dir.path().join("replay.yaml"),
+        "scenarios: []\ntarget: {kind: replay, history: history.jsonl}\nreport: {dir: out}\n",
+    )
+    .unwrap();
+    for args in [
+        &["audit", "--history", "history.jsonl"][..],
+        &["--config", "replay.yaml", "run"],
+        &["sample", "--history", "history.jsonl", "--rate", "1"],
+    ] {
+        let out = fibon(dir.path())
+            .args(args)
+            .timeout(std::time::Duration::from_secs(120))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(code(&out), exit_code::UNAVAILABLE, "{args:?}: {stderr}");
+        let report: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join("out/report.json")).unwrap(),
+        )
+        .unwrap();
+        let mut cells: Vec<(&str, &str, &str)> = report["cells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                (
+                    c["id"].as_str().unwrap(),
+                    c["verdict"].as_str().unwrap(),
+                    c["findings"][0]["message"].as_str().unwrap_or(""),
+                )
+            })
+            .collect();
+        cells.sort();
+        assert_eq!(
+            cells.iter().map(|c| (c.0, c.1)).collect::<Vec<_>>(),
+            [
+                ("conv-0001", "pass"),
+                ("conv-0004", "pass"),
+                ("line-2", "error"),
+                ("line-3", "error")
+            ],
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            cells[2].2.starts_with("line 2: not UTF-8"),
+            "{args:?}: {}",
+            cells[2].2
+        );
+        assert!(
+            cells[3].2.starts_with("line 3: ") && cells[3].2.contains("16 MiB"),
+            "{args:?}: {}",
+            cells[3].2
+        );
+    }
+    let out = fibon(dir.path())
+        .args([
+            "sample",
+            "--history",
+            "history.jsonl",
+            "--rate",
+            "1",
+            "--dry-run",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), exit_code::SUCCESS);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "conv-0001\nconv-0004\n"
+    );
+}
+
+/// `sample` of a conversation whose skill has no contract: an `error` cell naming the
+/// conversation and the skill, never a replay counted as stable.
+#[test]
+fn sample_fails_closed_on_a_skill_with_no_contract() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), DETERMINISTIC);
+    let orphan = json!({"id": "conv-orphan", "skill": "nosuch", "input": "q", "trace": [], "output": "a", "status": "ok"});
+    std::fs::write(
+        dir.path().join("history.jsonl"),
+        format!("{}\n{orphan}\n", recorded(1)),
+    )
+    .unwrap();
+    let out = fibon(dir.path())
+        .args([
+            "sample",
+            "--history",
+            "history.jsonl",
+            "--rate",
+            "1",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(&out), exit_code::UNAVAILABLE, "{stderr}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cell = report["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "conv-orphan")
+        .expect("the conversation is a cell");
+    assert_eq!(
+        (&cell["verdict"], &cell["findings"][0]["check"]),
+        (&json!("error"), &json!("history_parse")),
+        "{cell:#}"
+    );
+    let message = cell["findings"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("conv-orphan") && message.contains("no contract for skill `nosuch`"),
+        "{message}"
+    );
+    let skills = &report["sampling"]["skills"];
+    assert!(skills.get("nosuch").is_none(), "{skills:#}");
+    assert_eq!(skills["docs"]["stable"], 1, "{skills:#}");
+}
+
+/// A folder, a device or a FIFO given as the history is named (exit 64 for `--history`,
+/// 65 for a config's `target.history`): never read, never waited on.
+#[test]
+fn a_history_that_is_not_a_regular_file_is_named_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), DETERMINISTIC);
+    std::fs::create_dir(dir.path().join("folder")).unwrap();
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(dir.path().join("pipe"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    for (path, why) in [
+        ("folder", "it is a folder"),
+        ("pipe", "it is not a regular file"),
+        ("/dev/zero", "it is not a regular file"),
+    ] {
+        for args in [
+            &["audit", "--history", path][..],
+            &["sample", "--history", path],
+            &["sample", "--history", path, "--dry-run"],
+        ] {
+            let out = fibon(dir.path())
+                .args(args)
+                .timeout(std::time::Duration::from_secs(60))
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(code(&out), exit_code::USAGE, "{args:?}: {stderr}");
+            assert!(
+                stderr.contains(&format!("cannot read {path}: {why}")),
+                "{args:?}: {stderr}"
+            );
+        }
+        std::fs::write(
+            dir.path().join("replay.yaml"),
+            format!("scenarios: []\ntarget: {{kind: replay, history: {path}}}\n"),
+        )
+        .unwrap();
+        let out = fibon(dir.path())
+            .args(["--config", "replay.yaml", "run"])
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(code(&out), exit_code::INVALID_INPUT, "{path}: {stderr}");
+        assert!(
+            stderr.contains("cannot be read") && stderr.contains(why),
+            "{path}: {stderr}"
+        );
+    }
+}
+
+/// The testcase names of a JUnit file, read by a strict XML 1.0 parser (Python's expat).
+fn junit_names(path: &Path) -> Vec<String> {
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sys, xml.dom.minidom as m\nfor t in m.parse(sys.argv[1]).getElementsByTagName('testcase'): print(t.getAttribute('name'))",
+        ])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{} is not well-formed XML: {}",
+        path.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// Characters XML 1.0 does not allow (control characters, U+FFFF) in an id, a skill or a
+/// message are left out of every junit.xml: audit's streamed one, run's and merge's all
+/// stay well-formed. report.json keeps them.
+#[test]
+fn junit_stays_well_formed_whatever_the_recording_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), DETERMINISTIC);
+    let id = "conv\u{1}\u{0}<&>\"\u{ffff}\u{b}-1";
+    let line = json!({"id": id, "skill": "no\u{2}such\u{fffe}", "input": "q", "output": "a\u{1b}"});
+    std::fs::write(
+        dir.path().join("history.jsonl"),
+        format!("{}\n{line}\n", recorded(1)),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("replay.yaml"),
+        "scenarios: []\ntarget: {kind: replay, history: history.jsonl}\nreport: {dir: replayed}\n",
+    )
+    .unwrap();
+    for (args, report_dir) in [
+        (&["audit", "--history", "history.jsonl"][..], "out"),
+        (&["--config", "replay.yaml", "run"], "replayed"),
+        (
+            &["merge", "replayed/report.json", "--report-dir", "merged"],
+            "merged",
+        ),
+    ] {
+        let out = fibon(dir.path()).args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(code(&out), exit_code::UNAVAILABLE, "{args:?}: {stderr}");
+        let mut names = junit_names(&dir.path().join(report_dir).join("junit.xml"));
+        names.sort();
+        assert_eq!(names, ["conv-0001", "conv<&>\"-1"], "{args:?}");
+        let report: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.path().join(report_dir).join("report.json")).unwrap(),
+        )
+        .unwrap();
+        assert!(
+            report["cells"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["id"] == id),
+            "{args:?}: report.json keeps the id as recorded"
+        );
+    }
+}

@@ -1163,3 +1163,66 @@ fn empty_answers_and_protocol_breaks_are_named() {
         }
     }
 }
+
+/// `merge` refuses what it cannot trust, naming the file (and the cell): a document nested
+/// far past the parser's depth limit (no stack overflow), JSON that is not a report, a
+/// report with no `cells`, a verdict that is not one of the defined ones (it once merged
+/// into exit 0), the same cell twice in one file, a cell with no id.
+#[test]
+fn merge_refuses_reports_it_cannot_trust() {
+    let dir = tempfile::tempdir().unwrap();
+    let cell = |id: &str, verdict: &str| json!({"id": id, "skill": "s", "quadrant": "Q1", "verdict": verdict, "findings": []});
+    let report = |cells: Value| {
+        json!({"schema": "fibon.report/v1", "version": "0.1.0", "cells": cells, "summary": {}, "exit_code": 0})
+            .to_string()
+    };
+    let deep = 100_000;
+    let cases = [
+        ("deep.json", "[".repeat(deep), "recursion limit exceeded"),
+        (
+            "deep-cell.json",
+            format!(
+                r#"{{"schema": "fibon.report/v1", "cells": [{{"id": "a", "verdict": "pass", "x": {}{}}}]}}"#,
+                "[".repeat(deep),
+                "]".repeat(deep)
+            ),
+            "recursion limit exceeded",
+        ),
+        ("empty.json", "{}".into(), "not a fibon.report/v1 report"),
+        (
+            "header.json",
+            r#"{"schema": "fibon.report/v1", "version": "0.1.0"}"#.into(),
+            "no `cells`",
+        ),
+        (
+            "verdict.json",
+            report(json!([cell("a", "pass"), cell("b", "great")])),
+            "cell `b`: verdict `great`",
+        ),
+        (
+            "twice.json",
+            report(json!([cell("a", "pass"), cell("a", "silent_degradation")])),
+            "cell `a` twice",
+        ),
+        (
+            "anonymous.json",
+            report(json!([{"verdict": "pass"}])),
+            "no `id`",
+        ),
+    ];
+    for (name, text, why) in cases {
+        std::fs::write(dir.path().join(name), text).unwrap();
+        let out = fibon(dir.path())
+            .args(["merge", name, "--report-dir", "merged"])
+            .timeout(Duration::from_secs(60))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(code(&out), exit_code::INVALID_INPUT, "{name}: {stderr}");
+        assert!(
+            stderr.contains(&format!("error: {name}")) && stderr.contains(why),
+            "{name}: {stderr}"
+        );
+        assert!(!dir.path().join("merged/report.json").exists(), "{name}");
+    }
+}

@@ -45,11 +45,7 @@ pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedErr
     let Some((config, project)) = super::load_valid_project(globals)? else {
         return Ok(exit_code::INVALID_INPUT);
     };
-    if !args.history.is_file() {
-        return Err(ExpectedError::PathNotFound {
-            path: args.history.clone(),
-        });
-    }
+    let total = super::check_input(&args.history)?;
     let lexicon = match &config.refusal_lexicon {
         Some(p) => std::sync::Arc::new(
             crate::checks::refusal::Lexicon::extended(p).map_err(std::io::Error::other)?,
@@ -63,7 +59,6 @@ pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedErr
     report::prepare_dir(&dir)?;
     let started_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let start = Instant::now();
-    let total = std::fs::metadata(&args.history)?.len();
     let show = report::progress::should_show(
         std::io::stderr().is_terminal(),
         std::env::var("CI").ok().as_deref(),
@@ -116,7 +111,8 @@ pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedErr
             kept.trace.clear();
             failing.push(kept);
         }
-    })?;
+    })
+    .map_err(ExpectedError::unreadable(&args.history))?;
     bar.finish_and_clear();
     if let Some(e) = io_error {
         return Err(e.into());
@@ -240,12 +236,7 @@ pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedErr
 
 /// One JUnit testcase, written as the audit streams.
 fn write_case(w: &mut impl Write, c: &CellReport) -> std::io::Result<()> {
-    let esc = |s: &str| {
-        s.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-            .replace('"', "&quot;")
-    };
+    let esc = report::junit::xml_escape;
     write!(
         w,
         "<testcase name=\"{}\" classname=\"{}\"",

@@ -33,7 +33,7 @@ pub(crate) fn run(globals: &Globals, args: MergeArgs) -> Result<i32, ExpectedErr
         match serde_json::from_str(&text) {
             Ok(v) => reports.push((path.display().to_string(), v)),
             Err(e) => {
-                eprintln!("error: {} is not JSON: {e}", path.display());
+                eprintln!("error: {} cannot be read as JSON: {e}", path.display());
                 return Ok(exit_code::INVALID_INPUT);
             }
         }

@@ -104,17 +104,30 @@ pub(crate) struct Globals {
 /// Reads a whole input file named on the command line: exit 64 naming the path when it
 /// does not exist or cannot be read as text (a folder, a device, too large, not UTF-8).
 pub(crate) fn read_input(path: &std::path::Path) -> Result<String, ExpectedError> {
-    if !path.exists() {
-        return Err(ExpectedError::PathNotFound {
-            path: path.to_path_buf(),
-        });
-    }
+    check_input(path)?;
     crate::source::read_text(path, crate::source::MAX_FILE_BYTES).map_err(|reason| {
         ExpectedError::Unreadable {
             path: path.to_path_buf(),
             reason,
         }
     })
+}
+
+/// Checks, without opening it, an input named on the command line that is then streamed
+/// (a history): exit 64 naming the path when it does not exist or is not a regular file
+/// (a folder, a FIFO that would block, a device that never ends). Returns its size.
+pub(crate) fn check_input(path: &std::path::Path) -> Result<u64, ExpectedError> {
+    if !path.exists() {
+        return Err(ExpectedError::PathNotFound {
+            path: path.to_path_buf(),
+        });
+    }
+    crate::source::regular_file(path)
+        .map(|meta| meta.len())
+        .map_err(|reason| ExpectedError::Unreadable {
+            path: path.to_path_buf(),
+            reason,
+        })
 }
 
 /// A flag's value that is a share: a number from 0 to 1.

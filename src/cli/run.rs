@@ -140,7 +140,8 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
     let start = Instant::now();
     if let crate::config::Target::Replay { history } = &target {
         // Recorded conversations: nothing is invoked, no gateway is needed.
-        let mut cells = matrix::replay(&project, history, &options.lexicon)?;
+        let mut cells = matrix::replay(&project, history, &options.lexicon)
+            .map_err(ExpectedError::unreadable(history))?;
         cells.retain(|c| {
             (filters.skills.is_empty() || filters.skills.contains(&c.skill))
                 && args.shard.is_none_or(|s| s.takes(&c.id))

@@ -61,11 +61,7 @@ pub(crate) struct SampleArgs {
 }
 
 pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedError> {
-    if !args.history.is_file() {
-        return Err(ExpectedError::PathNotFound {
-            path: args.history.clone(),
-        });
-    }
+    let total = super::check_input(&args.history)?;
     if args.dry_run {
         let mut out = super::stdout();
         let mut result = Ok(());
@@ -76,11 +72,12 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
             {
                 result = writeln!(out, "{}", c.id);
             }
-        })?;
+        })
+        .map_err(ExpectedError::unreadable(&args.history))?;
         result?;
         return Ok(exit_code::SUCCESS);
     }
-    let Some((config, _)) = super::load_valid_project(globals)? else {
+    let Some((config, project)) = super::load_valid_project(globals)? else {
         return Ok(exit_code::INVALID_INPUT);
     };
     let Some(target) = config.target.clone() else {
@@ -102,7 +99,6 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
     report::prepare_dir(&dir)?;
     let started_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let start = Instant::now();
-    let total = std::fs::metadata(&args.history)?.len();
     let show = report::progress::should_show(
         std::io::stderr().is_terminal(),
         std::env::var("CI").ok().as_deref(),
@@ -142,9 +138,15 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
             });
             let replays = items
                 .map(|item| {
-                    let (gateway, target) = (&gateway, &target);
+                    let (gateway, target, project) = (&gateway, &target, &project);
                     async move {
                         match item {
+                            // No contract: nothing to be stable against (fail closed).
+                            Item::Conversation(c)
+                                if !project.contracts.iter().any(|k| k.skill == c.skill) =>
+                            {
+                                crate::matrix::unknown_skill(&c)
+                            }
                             Item::Conversation(c) => {
                                 sample::replay(
                                     &c,
@@ -161,8 +163,11 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
                 })
                 .buffer_unordered(jobs);
             let cells: Vec<CellReport> = replays.collect().await;
-            let lines = reader.await.map_err(std::io::Error::other)??;
-            Ok::<_, std::io::Error>((cells, lines))
+            let lines = reader
+                .await
+                .map_err(std::io::Error::other)?
+                .map_err(ExpectedError::unreadable(&args.history))?;
+            Ok::<_, ExpectedError>((cells, lines))
         })?;
     bar.finish_and_clear();
     cells.sort_by(|a, b| a.id.cmp(&b.id));

@@ -342,14 +342,25 @@ fn target(doc: &Document, dir: &Path, t: RawTarget, diags: &mut Vec<Diagnostic>)
         TargetKind::Replay => {
             require("history", t.history.is_some());
             let history = dir.join(t.history.unwrap_or_default());
-            if ok && !history.is_file() {
+            let unreadable = match crate::source::regular_file(&history) {
+                Ok(_) => None,
+                Err(_) if !history.exists() => Some((
+                    format!("history file {} does not exist", history.display()),
+                    "no such file",
+                )),
+                Err(why) => Some((
+                    format!("history file {} cannot be read: {why}", history.display()),
+                    "not a regular file",
+                )),
+            };
+            if ok && let Some((message, label)) = unreadable {
                 diags.push(
                     doc.error(
                         "missing_path",
                         "/target/history",
                         Anchor::Value,
-                        format!("history file {} does not exist", history.display()),
-                        "no such file",
+                        message,
+                        label,
                     )
                     .with_help("the path is relative to the config file"),
                 );

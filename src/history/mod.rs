@@ -4,7 +4,7 @@
 
 mod otlp;
 
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 use serde_json::Value;
@@ -99,10 +99,19 @@ pub enum Item {
     },
 }
 
+/// The longest history line read: 16 MiB. A longer line is an [`Item::Bad`], skipped
+/// without being stored, so one runaway line cannot exhaust memory.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
 /// Streams a history file — History JSONL, or OTLP JSON (one export request per line, as
 /// the OpenTelemetry Collector's file exporter writes, or one document) — calling `each`
-/// for every item with the bytes read so far. Returns the lines read.
+/// for every item with the bytes read so far. Returns the lines read. A line that is not
+/// UTF-8, is over [`MAX_LINE_BYTES`] or does not parse is an [`Item::Bad`] and the lines
+/// after it are still read; anything but a regular file (a folder, a FIFO that would
+/// block, a device that never ends) is refused before it is opened.
 pub fn stream(path: &Path, mut each: impl FnMut(Item, u64)) -> std::io::Result<usize> {
+    crate::source::regular_file(path)
+        .map_err(|why| std::io::Error::new(std::io::ErrorKind::InvalidInput, why))?;
     if let Some(doc) = whole_document(path)? {
         let size = std::fs::metadata(path)?.len();
         conversations_from_otlp(&doc)
@@ -112,18 +121,43 @@ pub fn stream(path: &Path, mut each: impl FnMut(Item, u64)) -> std::io::Result<u
     }
     let file = std::fs::File::open(path)?;
     let mut reader = std::io::BufReader::with_capacity(256 * 1024, file);
-    let mut line = String::new();
+    let mut line = Vec::new();
     let mut line_no = 0usize;
     let mut bytes = 0u64;
     loop {
-        line.clear();
-        let n = reader.read_line(&mut line)?;
+        let (n, whole) = next_line(&mut reader, &mut line)?;
         if n == 0 {
             break;
         }
         line_no += 1;
-        bytes += n as u64;
-        let text = line.trim();
+        bytes += n;
+        let bad = |reason: String| Item::Bad {
+            line: line_no,
+            reason,
+        };
+        if !whole {
+            each(
+                bad(format!(
+                    "longer than {} MiB: not read",
+                    MAX_LINE_BYTES / (1024 * 1024)
+                )),
+                bytes,
+            );
+            continue;
+        }
+        let text = match std::str::from_utf8(&line) {
+            Ok(text) => text.trim(),
+            Err(e) => {
+                each(
+                    bad(format!(
+                        "not UTF-8 text (invalid byte at offset {} of the line)",
+                        e.valid_up_to()
+                    )),
+                    bytes,
+                );
+                continue;
+            }
+        };
         if text.is_empty() {
             continue;
         }
@@ -132,52 +166,86 @@ pub fn stream(path: &Path, mut each: impl FnMut(Item, u64)) -> std::io::Result<u
                 Ok(v) => conversations_from_otlp(&v)
                     .into_iter()
                     .for_each(|c| each(Item::Conversation(c), bytes)),
-                Err(e) => each(
-                    Item::Bad {
-                        line: line_no,
-                        reason: format!("not JSON: {e}"),
-                    },
-                    bytes,
-                ),
+                Err(e) => each(bad(format!("not JSON: {e}")), bytes),
             }
             continue;
         }
         match Conversation::parse(text) {
             Ok(c) => each(Item::Conversation(c), bytes),
-            Err(reason) => each(
-                Item::Bad {
-                    line: line_no,
-                    reason,
-                },
-                bytes,
-            ),
+            Err(reason) => each(bad(reason), bytes),
         }
     }
     Ok(line_no)
 }
 
+/// Reads the next line into `buf` (without its newline), as bytes: at most
+/// [`MAX_LINE_BYTES`] are kept, the rest of a longer line is skipped unread. Returns the
+/// bytes consumed (0 at the end of the file) and whether `buf` holds the whole line.
+fn next_line(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> std::io::Result<(u64, bool)> {
+    buf.clear();
+    let n = reader
+        .by_ref()
+        .take(MAX_LINE_BYTES as u64 + 1)
+        .read_until(b'\n', buf)? as u64;
+    if buf.last() == Some(&b'\n') {
+        buf.pop();
+        return Ok((n, true));
+    }
+    if buf.len() <= MAX_LINE_BYTES {
+        return Ok((n, true));
+    }
+    buf.clear();
+    let mut consumed = n;
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        let (skip, end) = match chunk.iter().position(|b| *b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        reader.consume(skip);
+        consumed += skip as u64;
+        if end {
+            break;
+        }
+    }
+    Ok((consumed, false))
+}
+
 /// A pretty-printed OTLP document (its first line is not a JSON value on its own): the
-/// whole file parsed at once. `None` for line-oriented files.
+/// whole file parsed at once. `None` for line-oriented files, and for any file whose
+/// first line is over-long or not UTF-8 (streaming reports that line).
 fn whole_document(path: &Path) -> std::io::Result<Option<Value>> {
     // A document is read whole; past this size a file is taken as line-oriented.
     if std::fs::metadata(path)?.len() > 256 * 1024 * 1024 {
         return Ok(None);
     }
-    let file = std::fs::File::open(path)?;
-    let mut first = String::new();
-    let mut reader = std::io::BufReader::new(file);
-    while first.trim().is_empty() {
-        first.clear();
-        if reader.read_line(&mut first)? == 0 {
+    let mut reader = std::io::BufReader::new(std::fs::File::open(path)?);
+    let mut doc = Vec::new();
+    loop {
+        let (n, whole) = next_line(&mut reader, &mut doc)?;
+        if n == 0 || !whole {
             return Ok(None);
         }
+        if !doc.trim_ascii().is_empty() {
+            break;
+        }
     }
-    if serde_json::from_str::<Value>(first.trim()).is_ok() || !first.trim_start().starts_with('{') {
+    let Ok(first) = std::str::from_utf8(&doc).map(str::trim) else {
+        return Ok(None);
+    };
+    if !first.starts_with('{') || serde_json::from_str::<Value>(first).is_ok() {
         return Ok(None);
     }
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut reader, &mut rest)?;
-    Ok(serde_json::from_str::<Value>(&format!("{first}{rest}"))
+    doc.push(b'\n');
+    reader.read_to_end(&mut doc)?;
+    Ok(serde_json::from_slice::<Value>(&doc)
         .ok()
         .filter(|v| v.get("resourceSpans").is_some()))
 }
@@ -198,5 +266,25 @@ mod tests {
                 .unwrap_err()
                 .contains("id")
         );
+    }
+
+    #[test]
+    fn a_line_over_the_cap_is_skipped_without_being_stored() {
+        let mut text = vec![b'x'; MAX_LINE_BYTES];
+        text.push(b'\n');
+        text.extend(vec![b'y'; MAX_LINE_BYTES + 1]);
+        text.extend(b"\nlast");
+        let mut reader = std::io::Cursor::new(text);
+        let mut buf = Vec::new();
+        let whole = next_line(&mut reader, &mut buf).unwrap();
+        assert_eq!(
+            (whole, buf.len()),
+            ((MAX_LINE_BYTES as u64 + 1, true), MAX_LINE_BYTES)
+        );
+        let cut = next_line(&mut reader, &mut buf).unwrap();
+        assert_eq!((cut, buf.len()), ((MAX_LINE_BYTES as u64 + 2, false), 0));
+        assert_eq!(next_line(&mut reader, &mut buf).unwrap(), (4, true));
+        assert_eq!(buf, b"last");
+        assert_eq!(next_line(&mut reader, &mut buf).unwrap(), (0, true));
     }
 }

@@ -12,7 +12,7 @@ use std::fmt;
 use serde::Serialize;
 
 pub use plan::{Filters, Shard, plan};
-pub use replay::{check_conversation, check_item, replay};
+pub use replay::{check_conversation, check_item, replay, unknown_skill};
 pub use runner::{RunOptions, run_cells};
 
 use crate::contract::FaultKind;

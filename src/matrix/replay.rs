@@ -43,22 +43,27 @@ pub fn check_item(project: &Project, item: Item, lexicon: &Lexicon) -> CellRepor
     }
 }
 
+/// A conversation whose skill no contract has: an `error` cell naming it (fail closed).
+pub fn unknown_skill(conv: &Conversation) -> CellReport {
+    CellReport::not_run(
+        conv.id.clone(),
+        conv.skill.clone(),
+        Finding::error(
+            "history_parse",
+            format!(
+                "conversation `{}`: no contract for skill `{}`",
+                conv.id, conv.skill
+            ),
+        ),
+    )
+}
+
 /// One recorded conversation, checked against its contract.
 pub fn check_conversation(project: &Project, conv: &Conversation, lexicon: &Lexicon) -> CellReport {
     let id = conv.id.clone();
     let skill = conv.skill.clone();
     let Some(contract) = project.contracts.iter().find(|c| c.skill == skill) else {
-        return CellReport::not_run(
-            id,
-            skill.clone(),
-            Finding::error(
-                "history_parse",
-                format!(
-                    "conversation `{}`: no contract for skill `{skill}`",
-                    conv.id
-                ),
-            ),
-        );
+        return unknown_skill(conv);
     };
     let required: Vec<&String> = if contract.trace.must_call_tools.is_empty() {
         contract.preconditions.tools.iter().collect()

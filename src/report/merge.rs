@@ -2,17 +2,21 @@
 //! the report a single unsharded run would have written — cells back in plan order, counts
 //! and exit code recomputed — with its JUnit and job-summary projections.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::Write;
 
 use serde_json::{Value, json};
 
-use super::Summary;
+use super::junit::xml_escape as esc;
+use super::{Summary, Verdict};
 
 /// Merges reports (each `fibon.report/v1`). Overlapping shards are an error, and so is an
 /// incomplete set (shard 3/3 missing, a whole run mixed with shards, shards of different
 /// N): a merged report that silently covers part of the matrix would be a quiet pass.
 pub fn merge(reports: &[(String, Value)]) -> Result<Value, String> {
+    for (name, r) in reports {
+        check_report(name, r)?;
+    }
     check_shard_set(reports)?;
     let mut cells: Vec<Value> = Vec::new();
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
@@ -20,9 +24,6 @@ pub fn merge(reports: &[(String, Value)]) -> Result<Value, String> {
     let mut shards = Vec::new();
     let (mut calls, mut cost, mut budget) = (0u64, 0f64, None::<Value>);
     for (name, r) in reports {
-        if r["schema"] != "fibon.report/v1" {
-            return Err(format!("{name} is not a fibon.report/v1 report"));
-        }
         for c in r["cells"].as_array().into_iter().flatten() {
             let id = c["id"].as_str().unwrap_or_default().to_string();
             if let Some(other) = seen.insert(id.clone(), name.clone()) {
@@ -84,6 +85,39 @@ pub fn merge(reports: &[(String, Value)]) -> Result<Value, String> {
     Ok(out)
 }
 
+/// A report whose cells can be counted: `fibon.report/v1`, with `cells`, each with an
+/// `id` (once) and one of the defined verdicts. A cell that fits none of the counts would
+/// drop out of the summary, and the merged exit code with it: a quiet pass.
+fn check_report(name: &str, r: &Value) -> Result<(), String> {
+    if r["schema"] != "fibon.report/v1" {
+        return Err(format!("{name} is not a fibon.report/v1 report"));
+    }
+    let Some(cells) = r["cells"].as_array() else {
+        return Err(format!("{name} has no `cells`: it is not a whole report"));
+    };
+    let mut ids = BTreeSet::new();
+    for (i, c) in cells.iter().enumerate() {
+        let Some(id) = c["id"].as_str() else {
+            return Err(format!("{name}: cell {} has no `id`", i + 1));
+        };
+        if !ids.insert(id) {
+            return Err(format!("{name} has cell `{id}` twice"));
+        }
+        let verdict = &c["verdict"];
+        if !Verdict::ALL.iter().any(|v| verdict == v.as_str()) {
+            let names: Vec<&str> = Verdict::ALL.iter().map(|v| v.as_str()).collect();
+            return Err(format!(
+                "{name}: cell `{id}`: verdict `{}` is not one of {}",
+                verdict
+                    .as_str()
+                    .map_or_else(|| verdict.to_string(), String::from),
+                names.join(", ")
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Every report is a shard `K/N` of the same N and every K in 1..=N is there exactly once;
 /// or there is a single unsharded report.
 fn check_shard_set(reports: &[(String, Value)]) -> Result<(), String> {
@@ -129,13 +163,6 @@ fn check_shard_set(reports: &[(String, Value)]) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// The merged report's JUnit: one testsuite per skill, one testcase per cell.

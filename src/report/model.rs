@@ -48,6 +48,16 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Every verdict, in the order of this enum.
+    pub const ALL: [Verdict; 6] = [
+        Verdict::Pass,
+        Verdict::Skipped,
+        Verdict::QualityFail,
+        Verdict::ContractViolation,
+        Verdict::SilentDegradation,
+        Verdict::Error,
+    ];
+
     /// The name in reports.
     pub fn as_str(self) -> &'static str {
         match self {

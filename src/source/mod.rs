@@ -47,21 +47,27 @@ pub struct SourceFile {
 /// line at a time instead.
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
+/// Checks, without opening it (a FIFO would block), that `path` is a regular file: not a
+/// folder, a FIFO, a socket or a device such as /dev/zero. Returns its metadata; the error
+/// is the reason, for a person (callers name the path).
+pub fn regular_file(path: &Path) -> Result<std::fs::Metadata, String> {
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if meta.is_dir() {
+        return Err("it is a folder".into());
+    }
+    if !meta.is_file() {
+        return Err("it is not a regular file (a pipe, socket or device)".into());
+    }
+    Ok(meta)
+}
+
 /// Reads a whole text file, refusing what would hang or exhaust memory: anything but a
-/// regular file (a FIFO, a device such as /dev/zero, a folder) and files over `cap` bytes.
+/// regular file (see [`regular_file`]) and files over `cap` bytes.
 /// The error is the reason, for a person (callers name the path).
 pub fn read_text(path: &Path, cap: u64) -> Result<String, String> {
     use std::io::Read;
     let fail = |why: String| why;
-    let meta = std::fs::metadata(path).map_err(|e| fail(e.to_string()))?;
-    if meta.is_dir() {
-        return Err(fail("it is a folder".into()));
-    }
-    if !meta.is_file() {
-        return Err(fail(
-            "it is not a regular file (a pipe, socket or device)".into(),
-        ));
-    }
+    let meta = regular_file(path)?;
     if meta.len() > cap {
         return Err(fail(format!(
             "it is {} MiB; files over {} MiB are not read",
