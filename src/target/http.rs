@@ -57,6 +57,7 @@ pub(super) async fn invoke(
                     return Invocation::HardInterrupt {
                         reason: format!("the response broke off: {}", root_cause(&e)),
                         stderr: String::new(),
+                        notes: Vec::new(),
                     };
                 }
             }
@@ -90,6 +91,7 @@ pub(super) async fn invoke(
         Invocation::HardInterrupt {
             reason: format!("HTTP {status} with no usable body: {snippet}"),
             stderr: String::new(),
+            notes: Vec::new(),
         }
     };
     match tokio::time::timeout(timeout, attempt).await {
@@ -97,6 +99,7 @@ pub(super) async fn invoke(
         Err(_) => Invocation::TimedOut {
             after: timeout,
             stderr: String::new(),
+            notes: Vec::new(),
         },
     }
 }
