@@ -659,3 +659,34 @@ async fn malformed_calls_are_findings_when_the_model_never_answers() {
         "{cell:#}"
     );
 }
+
+/// A refusal where the contract wants an error or a hard interrupt: the finding names the
+/// semantics as the contract spells them (`retry_then_degrade`), in its message and its
+/// evidence.
+#[tokio::test(flavor = "multi_thread")]
+async fn failure_semantics_are_named_as_the_contract_spells_them() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(well_behaved)
+        .mount(&server)
+        .await;
+    let dir = project(&server.uri(), "", "TOOL_NOT_FOUND");
+    std::fs::write(
+        dir.path().join("contracts/lookup.yaml"),
+        "skill: lookup\nmust_call_tools: [lookup]\nfailure_semantics: {TOOL_NOT_FOUND: retry_then_degrade}\ndegradation: {mode: hard_fail}\n",
+    )
+    .unwrap();
+    let (code, report, stderr) = run(dir.path(), &["--fault", "TOOL_NOT_FOUND"]).await;
+    assert_eq!(code, exit_code::CONTRACT_VIOLATION, "{stderr}");
+    let finding = &report["cells"][0]["findings"][0];
+    assert_eq!(finding["check"], "failure_semantics", "{finding:#}");
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("the contract (retry_then_degrade) wants"),
+        "{finding:#}"
+    );
+    assert_eq!(finding["evidence"]["semantics"], "retry_then_degrade");
+    assert!(stderr.contains("(retry_then_degrade)"), "{stderr}");
+}

@@ -894,3 +894,66 @@ fn candidates_with_the_same_id_twice_are_refused() {
     assert!(!log.exists(), "nothing was judged");
     assert!(!dir.path().join("out/report.json").exists());
 }
+
+/// What people read names states as the reports do (`pass`, `blocked`, `no_gain`), never
+/// as Rust spells its enums (`Pass`, `NoGain`).
+#[test]
+fn human_output_names_states_as_the_reports_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fibon(&root())
+        .args([
+            "--color",
+            "never",
+            "gate",
+            "--candidates",
+            "examples/quality/candidates.jsonl",
+            "--policy",
+            "examples/quality/narrative-policy.yaml",
+            "--report-dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(&out), exit_code::QUALITY_GATE_FAILED, "{stderr}");
+    assert!(
+        stderr.contains("cand-grounded ┆ pass ") && stderr.contains("cand-stale    ┆ blocked "),
+        "{stderr}"
+    );
+
+    experiment(
+        dir.path(),
+        12,
+        2,
+        |_| ([6.0, 7.0, 7.0], [6.0, 7.0, 7.0]),
+        |_, _| {},
+    );
+    let out = fibon(dir.path())
+        .args([
+            "gate",
+            "--experiment",
+            "experiment.json",
+            "--report-dir",
+            "out",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Gate A: passed (rule 4)") && stderr.contains("Gate B: no_gain (rule 6)"),
+        "{stderr}"
+    );
+    // Too few samples, one class uncovered: the class by name.
+    experiment(
+        dir.path(),
+        4,
+        2,
+        |_| ([6.0, 7.0, 7.0], [7.0, 7.0, 7.0]),
+        |_, _| {},
+    );
+    let (_, r) = run_experiment(dir.path(), &[]);
+    assert_eq!(
+        r["gate_a"]["reason"],
+        "4 valid samples (need 5); classes not covered: climax"
+    );
+}

@@ -335,12 +335,16 @@ fn experiment(
         report.works.len()
     );
     eprintln!(
-        "Gate A: {:?} (rule {}) — {}",
-        report.gate_a.state, report.gate_a.rule, report.gate_a.reason
+        "Gate A: {} (rule {}) — {}",
+        report.gate_a.state.as_str(),
+        report.gate_a.rule,
+        report.gate_a.reason
     );
     eprintln!(
-        "Gate B: {:?} (rule {}) — {}",
-        report.gate_b.state, report.gate_b.rule, report.gate_b.reason
+        "Gate B: {} (rule {}) — {}",
+        report.gate_b.state.as_str(),
+        report.gate_b.rule,
+        report.gate_b.reason
     );
     for c in &report.confounders {
         eprintln!("  confounder: {c}");

@@ -130,6 +130,18 @@ pub enum GateState {
     NoGain,
 }
 
+impl GateState {
+    /// The name in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GateState::Failed => "failed",
+            GateState::InsufficientEvidence => "insufficient_evidence",
+            GateState::Passed => "passed",
+            GateState::NoGain => "no_gain",
+        }
+    }
+}
+
 /// One gate's decision: the state and the rule that decided it.
 #[derive(Debug, Clone, Serialize)]
 pub struct GateDecision {
@@ -453,8 +465,17 @@ pub async fn evaluate(
             state: GateState::InsufficientEvidence,
             rule: 2,
             reason: format!(
-                "{} valid samples (need 5); classes not covered: {missing_classes:?}",
-                valid.len()
+                "{} valid samples (need 5); classes not covered: {}",
+                valid.len(),
+                if missing_classes.is_empty() {
+                    "none".to_string()
+                } else {
+                    missing_classes
+                        .iter()
+                        .map(|c| c.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
             ),
         }
     } else if c_residue {
@@ -606,4 +627,21 @@ pub async fn evaluate(
         confounders,
         scores,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn state_names_are_the_reports() {
+        for s in [
+            GateState::Failed,
+            GateState::InsufficientEvidence,
+            GateState::Passed,
+            GateState::NoGain,
+        ] {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
+        }
+    }
 }

@@ -317,7 +317,7 @@ fn judge(doc: &Document, ptr: &str, j: RawJudge, diags: &mut Vec<Diagnostic>) ->
                     "judge",
                     &join(ptr, "kind"),
                     Anchor::Value,
-                    format!("a `{:?}` judge needs `{key}`", j.kind).to_lowercase(),
+                    format!("a `{}` judge needs `{key}`", j.kind.as_str()),
                     format!("`{key}` missing"),
                 )
                 .with_help(format!("add `{key}:` to judge `{}`", j.id)),
