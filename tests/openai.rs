@@ -1,8 +1,9 @@
 //! The `openai` target against a scripted OpenAI-compatible endpoint (wiremock): the
 //! tool-calling loop through the gateway, the session's current tools offered (a removed
 //! tool is absent), `tool_calls` and the legacy `function_call`, content beside tool calls,
-//! malformed arguments as a finding, 429 with Retry-After and 5xx retried, an endless
-//! tool-call loop stopped by max_steps, and an unreachable endpoint as `error` (exit 69).
+//! malformed arguments as a finding (also when the model never answers), 429 with
+//! Retry-After and 5xx retried, an endless tool-call loop stopped by max_steps, and an
+//! unreachable endpoint or a reply of the wrong shape as `error` (exit 69).
 
 mod common;
 
@@ -475,4 +476,217 @@ expect: {facts: ["45 days"]}
         "{handed}"
     );
     assert!(!handed.contains("FIXTURE_MISS"), "{handed}");
+}
+
+/// A 200 reply whose message has the wrong shape — a `content` that is neither text nor
+/// null, `tool_calls` that is not an array, a call without a `function` object — is the
+/// endpoint breaking the protocol: the cell is `error` naming what was wrong, never an
+/// empty answer that the checks then judge.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_malformed_model_reply_is_an_error_not_an_empty_answer() {
+    for (message, what) in [
+        (json!({"content": 5, "tool_calls": "x"}), "content"),
+        (json!({"role": "assistant", "content": 5}), "content"),
+        (
+            json!({"role": "assistant", "content": {"text": "hi"}}),
+            "content",
+        ),
+        (
+            json!({"role": "assistant", "content": null, "tool_calls": "x"}),
+            "tool_calls",
+        ),
+        (
+            json!({"role": "assistant", "content": null, "tool_calls": {"id": "c"}}),
+            "tool_calls",
+        ),
+        (
+            json!({"role": "assistant", "content": null, "tool_calls": ["lookup"]}),
+            "tool_calls[0]",
+        ),
+        (
+            json!({"role": "assistant", "content": null,
+                "tool_calls": [{"id": "c", "type": "function", "function": "lookup"}]}),
+            "tool_calls[0].function",
+        ),
+        (
+            json!({"role": "assistant", "content": null,
+                "tool_calls": [{"id": "c", "type": "function", "function": {"name": 7, "arguments": "{}"}}]}),
+            "name",
+        ),
+        (
+            json!({"role": "assistant", "content": null, "function_call": "lookup"}),
+            "function_call",
+        ),
+        (json!("just text"), "message"),
+    ] {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(completion(message.clone()))
+            .mount(&server)
+            .await;
+        let dir = project(&server.uri(), "", "TOOL_NOT_FOUND");
+        let (code, report, stderr) = run(dir.path(), &[]).await;
+        assert_eq!(
+            code,
+            exit_code::UNAVAILABLE,
+            "{message}: {stderr}\n{report:#}"
+        );
+        for cell in report["cells"].as_array().unwrap() {
+            assert_eq!(cell["verdict"], "error", "{message}: {cell:#}");
+            assert_eq!(cell["behavior"], "not_run", "{message}: {cell:#}");
+            let finding = &cell["findings"][0];
+            assert_eq!(
+                finding["check"], "target_unavailable",
+                "{message}: {cell:#}"
+            );
+            let text = finding["message"].as_str().unwrap();
+            assert!(
+                text.contains("malformed") && text.contains(what),
+                "{message}: names what was wrong: {text}"
+            );
+        }
+    }
+}
+
+/// Content given as text parts, and a `refusal` beside a null content, are the answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn text_parts_and_a_refusal_are_read_as_the_answer() {
+    for (message, answer) in [
+        (
+            json!({"role": "assistant", "content": [{"type": "text", "text": "the answer "}, {"type": "text", "text": "is 42"}]}),
+            "the answer is 42",
+        ),
+        (
+            json!({"role": "assistant", "content": null, "refusal": "I cannot help with that."}),
+            "I cannot help with that.",
+        ),
+    ] {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(completion(message.clone()))
+            .mount(&server)
+            .await;
+        let dir = project(&server.uri(), "", "");
+        let (_, report, stderr) = run(dir.path(), &[]).await;
+        let cell = &report["cells"][0];
+        assert_eq!(cell["output"], answer, "{message}: {stderr}\n{cell:#}");
+    }
+}
+
+/// A model that keeps calling a tool with arguments that are not JSON until `max_steps`
+/// (or until the timeout) has behaved — `hard_interrupt` or `timeout` — and its malformed
+/// calls are still findings: on a fault cell whose contract accepts a hard interrupt
+/// (`hard`), they are what fails the cell, not lost with the answer it never gave.
+#[tokio::test(flavor = "multi_thread")]
+async fn malformed_calls_are_findings_when_the_model_never_answers() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(|_: &Request| {
+            completion(json!({"role": "assistant", "content": null,
+                "tool_calls": [tool_call("c", "lookup", "{\"q\": oops")]}))
+        })
+        .mount(&server)
+        .await;
+    let dir = project(&server.uri(), "  max_steps: 2\n", "TOOL_NOT_FOUND");
+    std::fs::write(
+        dir.path().join("contracts/lookup.yaml"),
+        "skill: lookup\nmust_call_tools: [lookup]\nfailure_semantics: {TOOL_NOT_FOUND: hard}\n",
+    )
+    .unwrap();
+    let (code, report, stderr) = run(dir.path(), &[]).await;
+    assert_eq!(code, exit_code::CONTRACT_VIOLATION, "{stderr}\n{report:#}");
+    let cells = report["cells"].as_array().unwrap();
+    let checks = |c: &Value| -> Vec<String> {
+        c["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["check"].as_str().unwrap().to_string())
+            .collect()
+    };
+    for cell in cells {
+        assert_eq!(cell["behavior"], "hard_interrupt", "{cell:#}");
+        assert_eq!(cell["verdict"], "contract_violation", "{cell:#}");
+        let found = checks(cell);
+        assert_eq!(
+            found.iter().filter(|c| *c == "malformed_tool_call").count(),
+            2,
+            "one per call: {cell:#}"
+        );
+        assert!(
+            cell["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f["check"] == "malformed_tool_call"
+                    && f["message"].as_str().unwrap().contains("not valid JSON")),
+            "{cell:#}"
+        );
+    }
+    // With its tools, the hard interrupt itself still fails the cell.
+    let q1 = cells.iter().find(|c| c["quadrant"] == "Q1").unwrap();
+    assert!(checks(q1).contains(&"hard_interrupt".to_string()), "{q1:#}");
+
+    // The same model cut off by the timeout: its malformed call is still a finding.
+    let slow = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(|req: &Request| {
+            let turn = body(req)["messages"].as_array().unwrap().len();
+            let reply = completion(json!({"role": "assistant", "content": null,
+                "tool_calls": [tool_call("c", "lookup", "{\"q\": oops")]}));
+            if turn > 1 {
+                reply.set_delay(std::time::Duration::from_secs(30))
+            } else {
+                reply
+            }
+        })
+        .mount(&slow)
+        .await;
+    let dir = project(&slow.uri(), "", "");
+    let config = dir.path().join("fibon.yaml");
+    let text = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace("timeout: 10s", "timeout: 2s");
+    std::fs::write(&config, text).unwrap();
+    let (code, report, stderr) = run(dir.path(), &[]).await;
+    assert_eq!(code, exit_code::CONTRACT_VIOLATION, "{stderr}\n{report:#}");
+    let cell = &report["cells"][0];
+    assert_eq!(cell["behavior"], "timeout", "{cell:#}");
+    let found = checks(cell);
+    assert!(found.contains(&"timeout".to_string()), "{cell:#}");
+    assert!(
+        found.contains(&"malformed_tool_call".to_string()),
+        "{cell:#}"
+    );
+}
+
+/// A refusal where the contract wants an error or a hard interrupt: the finding names the
+/// semantics as the contract spells them (`retry_then_degrade`), in its message and its
+/// evidence.
+#[tokio::test(flavor = "multi_thread")]
+async fn failure_semantics_are_named_as_the_contract_spells_them() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(well_behaved)
+        .mount(&server)
+        .await;
+    let dir = project(&server.uri(), "", "TOOL_NOT_FOUND");
+    std::fs::write(
+        dir.path().join("contracts/lookup.yaml"),
+        "skill: lookup\nmust_call_tools: [lookup]\nfailure_semantics: {TOOL_NOT_FOUND: retry_then_degrade}\ndegradation: {mode: hard_fail}\n",
+    )
+    .unwrap();
+    let (code, report, stderr) = run(dir.path(), &["--fault", "TOOL_NOT_FOUND"]).await;
+    assert_eq!(code, exit_code::CONTRACT_VIOLATION, "{stderr}");
+    let finding = &report["cells"][0]["findings"][0];
+    assert_eq!(finding["check"], "failure_semantics", "{finding:#}");
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("the contract (retry_then_degrade) wants"),
+        "{finding:#}"
+    );
+    assert_eq!(finding["evidence"]["semantics"], "retry_then_degrade");
+    assert!(stderr.contains("(retry_then_degrade)"), "{stderr}");
 }

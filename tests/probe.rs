@@ -414,7 +414,7 @@ fn github_annotations_point_at_the_contract() {
         .unwrap();
     assert_eq!(code(&out), exit_code::PROBE_FAILED);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("::error file=contracts/hard.yaml,line=2,title=fibon%3A%3Aprobe::skill `hard` is Unavailable: tool `teleport` is not offered"), "{stderr}");
+    assert!(stderr.contains("::error file=contracts/hard.yaml,line=2,title=fibon%3A%3Aprobe::skill `hard` is unavailable: tool `teleport` is not offered"), "{stderr}");
 }
 
 #[test]

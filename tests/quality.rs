@@ -746,3 +746,214 @@ fn unreadable_inputs_are_usage_errors_not_a_hang() {
         );
     }
 }
+
+/// `gate --experiment` with what it cannot use: exit 65, before anything is judged, with
+/// the file, the line and what is wrong.
+fn refused_experiment(dir: &Path, name: &str, text: &str, extra: &[&str]) -> String {
+    std::fs::write(dir.join(name), text).unwrap();
+    let out = fibon(dir)
+        .args(["gate", "--experiment", name, "--report-dir", "out"])
+        .args(extra)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(code(&out), exit_code::INVALID_INPUT, "{text}\n{stderr}");
+    assert!(!dir.join("out/experiment.json").exists(), "{stderr}");
+    stderr
+}
+
+/// The 1-based line of the first occurrence of `needle` in `text`.
+fn line_of(text: &str, needle: &str) -> usize {
+    text[..text
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle} in {text}"))]
+        .matches('\n')
+        .count()
+        + 1
+}
+
+#[test]
+fn experiments_with_scores_off_the_scale_or_duplicate_ids_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // A valid experiment, pretty-printed so every value has its own line.
+    experiment(
+        dir.path(),
+        12,
+        2,
+        |_| ([6.0, 7.0, 7.0], [6.5, 7.0, 7.0]),
+        |_, _| {},
+    );
+    let valid: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("experiment.json")).unwrap())
+            .unwrap();
+    let pretty = |v: &Value| serde_json::to_string_pretty(v).unwrap();
+    let with = |f: &dyn Fn(&mut Value)| {
+        let mut v = valid.clone();
+        f(&mut v);
+        pretty(&v)
+    };
+    let _ = std::fs::remove_file(dir.path().join("experiment.json"));
+
+    // Scores outside the default 0–10 scale, either way.
+    for score in [1e308, -1e308, 10.5] {
+        let text =
+            with(&|v| v["samples"][3]["arms"]["C"]["scores"]["entity_fidelity"] = json!(score));
+        let stderr = refused_experiment(dir.path(), "exp.json", &text, &[]);
+        let line = line_of(&text, &serde_json::to_string(&json!(score)).unwrap());
+        assert!(
+            stderr.contains(&format!("exp.json:{line}:")),
+            "{score}: names the line {line}: {stderr}"
+        );
+        assert!(
+            stderr.contains("entity_fidelity") && stderr.contains("outside the scale 0..10"),
+            "{stderr}"
+        );
+    }
+    // A number JSON cannot hold.
+    let text = with(&|_| {}).replacen("6.5", "1e999", 1);
+    let stderr = refused_experiment(dir.path(), "exp.json", &text, &[]);
+    assert!(
+        stderr.contains(&format!("exp.json:{}:", line_of(&text, "1e999"))),
+        "{stderr}"
+    );
+    // NaN and infinity, which YAML can write: a score, and a coverage.
+    let yaml = "experiment: nan\nscenario_classes: [dialogue]\nsamples:\n  - id: s0\n    work: w0\n    scenario_class: dialogue\n    arms:\n      A: {scores: {entity_fidelity: 6}}\n      B: {scores: {entity_fidelity: 6}}\n      C:\n        scores: {entity_fidelity: .nan}\n        hard_constraint_coverage: .inf\n";
+    let stderr = refused_experiment(dir.path(), "exp.yaml", yaml, &[]);
+    assert!(stderr.contains("exp.yaml:11:"), "{stderr}");
+    assert!(stderr.contains("exp.yaml:12:"), "{stderr}");
+    assert!(stderr.contains("hard_constraint_coverage"), "{stderr}");
+    // With --policy, its scale is the one that counts.
+    policy(dir.path(), "scale: {min: 0, max: 5, step: 0.5}\n");
+    std::fs::write(
+        dir.path().join("policy.yaml"),
+        std::fs::read_to_string(dir.path().join("policy.yaml"))
+            .unwrap()
+            .replace("threshold: 9", "threshold: 5")
+            .replace("threshold: 7", "threshold: 4"),
+    )
+    .unwrap();
+    let text = with(&|_| {});
+    let stderr = refused_experiment(dir.path(), "exp.json", &text, &["--policy", "policy.yaml"]);
+    assert!(stderr.contains("outside the scale 0..5"), "{stderr}");
+
+    // The same sample id twice: the second is named, with the line of the first.
+    let text = with(&|v| v["samples"][7]["id"] = json!("s2"));
+    let stderr = refused_experiment(dir.path(), "exp.json", &text, &[]);
+    let first = line_of(&text, "\"s2\"");
+    let at = text.find("\"s2\"").unwrap() + 1;
+    let again = first + line_of(&text[at..], "\"s2\"") - 1;
+    assert!(
+        stderr.contains(&format!("exp.json:{again}:"))
+            && stderr.contains("sample id `s2`")
+            && stderr.contains(&format!("line {first}")),
+        "{stderr}"
+    );
+    // An arm that is not A, B or C.
+    let text = with(&|v| v["samples"][0]["arms"]["D"] = json!({"scores": {}}));
+    let stderr = refused_experiment(dir.path(), "exp.json", &text, &[]);
+    assert!(stderr.contains("arm `D`"), "{stderr}");
+}
+
+#[test]
+fn candidates_with_the_same_id_twice_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    policy(dir.path(), "");
+    std::fs::write(
+        dir.path().join("candidates.jsonl"),
+        [
+            json!({"id": "one", "output": "x"}),
+            json!({"id": "two", "output": "y"}),
+            json!({"id": "one", "output": "z"}),
+        ]
+        .map(|c| c.to_string())
+        .join("\n"),
+    )
+    .unwrap();
+    let log = dir.path().join("judge.log");
+    let out = fibon(dir.path())
+        .env("FIBON_TEST_LOG", &log)
+        .args([
+            "gate",
+            "--candidates",
+            "candidates.jsonl",
+            "--policy",
+            "policy.yaml",
+            "--report-dir",
+            "out",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(&out), exit_code::INVALID_INPUT, "{stderr}");
+    assert!(
+        stderr.contains("candidates.jsonl:3:")
+            && stderr.contains("candidate id `one`")
+            && stderr.contains("line 1"),
+        "{stderr}"
+    );
+    assert!(!log.exists(), "nothing was judged");
+    assert!(!dir.path().join("out/report.json").exists());
+}
+
+/// What people read names states as the reports do (`pass`, `blocked`, `no_gain`), never
+/// as Rust spells its enums (`Pass`, `NoGain`).
+#[test]
+fn human_output_names_states_as_the_reports_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fibon(&root())
+        .args([
+            "--color",
+            "never",
+            "gate",
+            "--candidates",
+            "examples/quality/candidates.jsonl",
+            "--policy",
+            "examples/quality/narrative-policy.yaml",
+            "--report-dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(&out), exit_code::QUALITY_GATE_FAILED, "{stderr}");
+    assert!(
+        stderr.contains("cand-grounded ┆ pass ") && stderr.contains("cand-stale    ┆ blocked "),
+        "{stderr}"
+    );
+
+    experiment(
+        dir.path(),
+        12,
+        2,
+        |_| ([6.0, 7.0, 7.0], [6.0, 7.0, 7.0]),
+        |_, _| {},
+    );
+    let out = fibon(dir.path())
+        .args([
+            "gate",
+            "--experiment",
+            "experiment.json",
+            "--report-dir",
+            "out",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Gate A: passed (rule 4)") && stderr.contains("Gate B: no_gain (rule 6)"),
+        "{stderr}"
+    );
+    // Too few samples, one class uncovered: the class by name.
+    experiment(
+        dir.path(),
+        4,
+        2,
+        |_| ([6.0, 7.0, 7.0], [7.0, 7.0, 7.0]),
+        |_, _| {},
+    );
+    let (_, r) = run_experiment(dir.path(), &[]);
+    assert_eq!(
+        r["gate_a"]["reason"],
+        "4 valid samples (need 5); classes not covered: climax"
+    );
+}

@@ -148,13 +148,16 @@ pub(crate) fn check_fault(input: &CellInput<'_>, behavior: Behavior, out: &mut V
         other => Finding::error(
             "failure_semantics",
             format!(
-                "under {fault} the contract ({semantics:?}) wants {}, but the system {}",
+                "under {fault} the contract ({}) wants {}, but the system {}",
+                semantics.as_str(),
                 wanted(accepted),
                 describe(other)
             ),
         ),
     };
-    out.push(finding.with_evidence(json!({"fault": fault.as_str(), "semantics": format!("{semantics:?}"), "behavior": behavior})));
+    out.push(finding.with_evidence(
+        json!({"fault": fault.as_str(), "semantics": semantics.as_str(), "behavior": behavior}),
+    ));
 }
 
 fn wanted(accepted: &[Behavior]) -> String {

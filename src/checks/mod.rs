@@ -141,24 +141,25 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
             ));
         }
     }
-    if !findings.is_empty() {
-        let behavior = classify(input, injected);
+    let unevaluable = !findings.is_empty();
+    // Malformed calls stand however the invocation ended, beside every other finding.
+    for note in input.invocation.notes() {
+        findings.push(Finding::error("malformed_tool_call", note.clone()));
+    }
+    let behavior = classify(input, injected);
+    if unevaluable {
         return CellOutcome {
             behavior,
             verdict: Verdict::Error,
             findings,
         };
     }
-    let behavior = classify(input, injected);
     if let Invocation::Responded {
         response,
         truncated,
         ..
     } = input.invocation
     {
-        for note in &response.notes {
-            findings.push(Finding::error("malformed_tool_call", note.clone()));
-        }
         for problem in &response.protocol {
             findings.push(Finding::error("agent_protocol", problem.clone()));
         }

@@ -1,18 +1,23 @@
 //! `fibon-verify gate --candidates FILE`: the quality gate over candidates, without
 //! running agents. Exit 3 when a candidate ends blocked, high_risk, unavailable or
-//! needs_recheck; 69 when no judge could be reached at all.
+//! needs_recheck; 69 when no judge could be reached at all. `--experiment FILE`: Gate A,
+//! then Gate B. Input the gate cannot use — a candidate id given twice, an experiment
+//! score off the scale — is refused (65) at its line before anything is judged.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::{Value, json};
 
 use super::Globals;
-use crate::diag::Format;
+use crate::diag::{Diagnostic, Format};
 use crate::errors::ExpectedError;
 use crate::exit_code;
 use crate::quality::{self, Candidate, Ledger};
 use crate::report::{Behavior, CellReport, Finding, Report, Verdict};
+use crate::source::{Document, SourceFile};
 
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("input").required(true).multiple(false).args(["candidates", "experiment"])))]
@@ -92,12 +97,44 @@ pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedErro
         .clone()
         .expect("clap requires --candidates or --experiment");
     let text = super::read_input(&candidates_path)?;
+    let file = Arc::new(SourceFile::from_text(&candidates_path, text));
     let mut parsed: Vec<Result<Candidate, Box<CellReport>>> = Vec::new();
-    for (i, line) in text.lines().enumerate() {
+    // Each id once: the report's cells are keyed by it.
+    let mut first: HashMap<String, usize> = HashMap::new();
+    let mut duplicates = Vec::new();
+    let mut offset = 0;
+    for (i, raw) in file.text.split_inclusive('\n').enumerate() {
+        let span = offset..offset + raw.trim_end().len();
+        offset += raw.len();
+        let line = raw.trim_end_matches(['\n', '\r']);
         if line.trim().is_empty() {
             continue;
         }
-        parsed.push(candidate(i + 1, line));
+        let c = candidate(i + 1, line);
+        if let Ok(c) = &c {
+            match first.get(&c.id) {
+                Some(&at) => duplicates.push(
+                    Diagnostic::error(
+                        "duplicate_id",
+                        format!("candidate id `{}` is used again (first on line {at})", c.id),
+                    )
+                    .at(&file, span, "again")
+                    .with_help(
+                        "give each candidate its own id: the report's cells are keyed by it",
+                    ),
+                ),
+                None => {
+                    first.insert(c.id.clone(), i + 1);
+                }
+            }
+        }
+        parsed.push(c);
+    }
+    if !duplicates.is_empty() {
+        for d in &duplicates {
+            eprint!("{}", crate::diag::render_human(d, globals.color, 100));
+        }
+        return Ok(exit_code::INVALID_INPUT);
     }
     let started_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let start = Instant::now();
@@ -221,13 +258,6 @@ fn experiment(
     path: &std::path::Path,
 ) -> Result<i32, ExpectedError> {
     let text = super::read_input(path)?;
-    let exp: quality::experiment::Experiment = match serde_yaml::from_str(&text) {
-        Ok(e) => e,
-        Err(e) => {
-            eprintln!("error: {}: not an experiment file: {e}", path.display());
-            return Ok(exit_code::INVALID_INPUT);
-        }
-    };
     let policy = match &args.policy {
         Some(p) => {
             let loaded = crate::project::load_paths(std::slice::from_ref(p));
@@ -241,6 +271,44 @@ fn experiment(
         }
         None => None,
     };
+    // The document for the lines of what is wrong; the typed read keeps what JSON cannot
+    // hold (YAML's .nan and .inf), so that it is refused rather than turned into null.
+    let file = Arc::new(SourceFile::from_text(path, text));
+    let refuse = |diags: &[Diagnostic]| {
+        for d in diags {
+            eprint!("{}", crate::diag::render_human(d, globals.color, 100));
+        }
+        Ok(exit_code::INVALID_INPUT)
+    };
+    let (doc, mut diags) = match Document::parse(Arc::clone(&file)) {
+        Ok(parsed) => parsed,
+        Err(d) => return refuse(&[*d]),
+    };
+    let exp: quality::experiment::Experiment = match serde_yaml::from_str(&file.text) {
+        Ok(e) => e,
+        Err(e) => {
+            let at = e.location().map_or(0, |l| l.index());
+            diags.push(
+                Diagnostic::error("invalid", format!("not an experiment file: {e}"))
+                    .at(&file, at..at, "here")
+                    .with_help("an experiment has `experiment`, `scenario_classes` and `samples` (README, \"Gate A and Gate B\")"),
+            );
+            return refuse(&diags);
+        }
+    };
+    let scale = policy
+        .as_ref()
+        .map_or_else(quality::Scale::default, |p| p.scale);
+    diags.extend(quality::experiment::validate(
+        &doc,
+        &exp,
+        scale,
+        policy.is_some(),
+    ));
+    if diags.iter().any(Diagnostic::is_error) {
+        crate::diag::sort(&mut diags);
+        return refuse(&diags);
+    }
     let ledger = Ledger::default();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -267,12 +335,16 @@ fn experiment(
         report.works.len()
     );
     eprintln!(
-        "Gate A: {:?} (rule {}) — {}",
-        report.gate_a.state, report.gate_a.rule, report.gate_a.reason
+        "Gate A: {} (rule {}) — {}",
+        report.gate_a.state.as_str(),
+        report.gate_a.rule,
+        report.gate_a.reason
     );
     eprintln!(
-        "Gate B: {:?} (rule {}) — {}",
-        report.gate_b.state, report.gate_b.rule, report.gate_b.reason
+        "Gate B: {} (rule {}) — {}",
+        report.gate_b.state.as_str(),
+        report.gate_b.rule,
+        report.gate_b.reason
     );
     for c in &report.confounders {
         eprintln!("  confounder: {c}");

@@ -106,6 +106,18 @@ pub enum Semantics {
     Degrade,
 }
 
+impl Semantics {
+    /// The name as written in contracts and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Semantics::Hard => "hard",
+            Semantics::Explicit => "explicit",
+            Semantics::RetryThenDegrade => "retry_then_degrade",
+            Semantics::Degrade => "degrade",
+        }
+    }
+}
+
 /// Side effects of a Skill on the world.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
@@ -238,6 +250,23 @@ impl Default for TraceRules {
             url_whitelist: Vec::new(),
             strict_citation_required: false,
             prohibited_actions: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn semantics_names_are_the_contracts() {
+        for s in [
+            Semantics::Hard,
+            Semantics::Explicit,
+            Semantics::RetryThenDegrade,
+            Semantics::Degrade,
+        ] {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
         }
     }
 }

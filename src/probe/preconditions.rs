@@ -23,6 +23,17 @@ pub enum Availability {
     Unavailable,
 }
 
+impl Availability {
+    /// The name in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Availability::Available => "available",
+            Availability::Restricted => "restricted",
+            Availability::Unavailable => "unavailable",
+        }
+    }
+}
+
 /// One unmet precondition.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Unmet {
@@ -146,5 +157,21 @@ pub(crate) fn evaluate(
         unmet,
         source: c.source.display().to_string(),
         line: c.source_line,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn availability_names_are_the_reports() {
+        for a in [
+            Availability::Available,
+            Availability::Restricted,
+            Availability::Unavailable,
+        ] {
+            assert_eq!(serde_json::to_value(a).unwrap(), a.as_str());
+        }
     }
 }

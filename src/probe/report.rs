@@ -105,12 +105,12 @@ pub fn render_github(report: &ProbeReport) -> Vec<String> {
         };
         let reasons: Vec<&str> = s.unmet.iter().map(|u| u.message.as_str()).collect();
         out.push(format!(
-            "::{level} file={},line={},title={}::skill `{}` is {:?}: {}",
+            "::{level} file={},line={},title={}::skill `{}` is {}: {}",
             prop(&s.source),
             s.line,
             prop("fibon::probe"),
             s.skill,
-            s.availability,
+            s.availability.as_str(),
             esc(&reasons.join("; "))
         ));
     }

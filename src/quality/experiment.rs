@@ -2,14 +2,18 @@
 //! each with arms A/B/C, judged blind (arm texts under randomized ids, through the
 //! policy's judges) or given as scores, then the ordered rules — the first that applies
 //! decides — to the terminal states `failed`, `insufficient_evidence`, `passed`,
-//! `no_gain`, with the confounders listed.
+//! `no_gain`, with the confounders listed. What the rules cannot use — a score off the
+//! scale (or NaN), a coverage outside 0..1, a sample id given twice, an arm other than
+//! A/B/C — is refused up front ([`validate`]), pointing at its line.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use super::{Candidate, Ledger, Policy, blind_id, gate};
+use super::{Candidate, Ledger, Policy, Scale, blind_id, gate};
+use crate::diag::Diagnostic;
+use crate::source::{Anchor, Document, join};
 
 /// The experiment file.
 #[derive(Debug, Deserialize)]
@@ -126,6 +130,18 @@ pub enum GateState {
     NoGain,
 }
 
+impl GateState {
+    /// The name in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GateState::Failed => "failed",
+            GateState::InsufficientEvidence => "insufficient_evidence",
+            GateState::Passed => "passed",
+            GateState::NoGain => "no_gain",
+        }
+    }
+}
+
 /// One gate's decision: the state and the rule that decided it.
 #[derive(Debug, Clone, Serialize)]
 pub struct GateDecision {
@@ -173,7 +189,148 @@ pub struct ExperimentReport {
     pub scores: BTreeMap<String, BTreeMap<String, IndexMap<String, f64>>>,
 }
 
+/// The arms a sample has.
+const ARMS: [&str; 3] = ["A", "B", "C"];
+
+/// Checks what the file's structure cannot: every score finite and within `scale` (the
+/// policy's, else 0–10), every coverage within 0..1, each sample id once, arms A/B/C only,
+/// each arm with `scores`, or `text` and a policy to judge it (`judged`). `doc` is the
+/// same file, for the lines. Every problem is returned, not only the first.
+pub fn validate(doc: &Document, exp: &Experiment, scale: Scale, judged: bool) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    let line = |ptr: &str| doc.file.line_col(doc.span(ptr, Anchor::Value).start).0;
+    if exp.scenario_classes.is_empty() {
+        diags.push(
+            doc.error(
+                "scenario_classes",
+                "/scenario_classes",
+                Anchor::Key,
+                "the experiment must pre-register its `scenario_classes`",
+                "none registered",
+            )
+            .with_help("list the classes every run must cover, such as `scenario_classes: [dialogue, action]`"),
+        );
+    }
+    let mut first: HashMap<&str, usize> = HashMap::new();
+    for (i, sample) in exp.samples.iter().enumerate() {
+        let ptr = format!("/samples/{i}");
+        if let Some(&j) = first.get(sample.id.as_str()) {
+            diags.push(
+                doc.error(
+                    "duplicate_id",
+                    &join(&ptr, "id"),
+                    Anchor::Value,
+                    format!(
+                        "sample id `{}` is used again (first on line {})",
+                        sample.id,
+                        line(&format!("/samples/{j}/id"))
+                    ),
+                    "again",
+                )
+                .with_help("give each sample its own id: scores and deltas are keyed by it"),
+            );
+        } else {
+            first.insert(&sample.id, i);
+        }
+        for (name, arm) in &sample.arms {
+            let arm_ptr = join(&join(&ptr, "arms"), name);
+            if !ARMS.contains(&name.as_str()) {
+                diags.push(
+                    doc.error(
+                        "arm",
+                        &arm_ptr,
+                        Anchor::Key,
+                        format!("sample `{}`: arm `{name}` is not one of A, B, C", sample.id),
+                        "unknown arm",
+                    )
+                    .with_help("arms are A (baseline), B and C"),
+                );
+            }
+            match (&arm.scores, &arm.text) {
+                (Some(scores), _) => {
+                    for (dim, &score) in scores {
+                        if !scale.contains(score) {
+                            diags.push(
+                                doc.error(
+                                    "score",
+                                    &join(&join(&arm_ptr, "scores"), dim),
+                                    Anchor::Value,
+                                    format!(
+                                        "sample `{}` arm {name}: `{dim}` scores {}, outside the scale {}..{}",
+                                        sample.id,
+                                        number(score),
+                                        scale.min,
+                                        scale.max
+                                    ),
+                                    "off the scale",
+                                )
+                                .with_help("give a score the judges could give"),
+                            );
+                        }
+                    }
+                }
+                (None, Some(_)) if !judged => diags.push(
+                    doc.error(
+                        "arm",
+                        &join(&arm_ptr, "text"),
+                        Anchor::Key,
+                        format!(
+                            "sample `{}` arm {name} has text but no policy was given to judge it",
+                            sample.id
+                        ),
+                        "nothing to judge it",
+                    )
+                    .with_help("pass --policy FILE, or give the arm's `scores`"),
+                ),
+                (None, Some(_)) => {}
+                (None, None) => diags.push(
+                    doc.error(
+                        "arm",
+                        &arm_ptr,
+                        Anchor::Key,
+                        format!(
+                            "sample `{}` arm {name} has neither `text` nor `scores`",
+                            sample.id
+                        ),
+                        "nothing to score",
+                    )
+                    .with_help("give the arm's `text` (judged through --policy) or its `scores`"),
+                ),
+            }
+            let coverage = arm.hard_constraint_coverage;
+            if !(coverage.is_finite() && (0.0..=1.0).contains(&coverage)) {
+                diags.push(
+                    doc.error(
+                        "coverage",
+                        &join(&arm_ptr, "hard_constraint_coverage"),
+                        Anchor::Value,
+                        format!(
+                            "sample `{}` arm {name}: `hard_constraint_coverage` is {}, not a share from 0 to 1",
+                            sample.id,
+                            number(coverage)
+                        ),
+                        "not a share",
+                    )
+                    .with_help("the share of the outline's hard constraints met: 1.0 is all"),
+                );
+            }
+        }
+    }
+    diags
+}
+
+/// A number for a message: plain when it is ordinary, else in exponent form (1e308, not
+/// 309 digits).
+fn number(x: f64) -> String {
+    if x.is_finite() && x != 0.0 && !(1e-3..1e6).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        x.to_string()
+    }
+}
+
 /// Judges the arms given as text (blind, through the policy) and applies Gate A, then B.
+/// The experiment is expected to have passed [`validate`].
 pub async fn evaluate(
     exp: &Experiment,
     policy: Option<&Policy>,
@@ -308,8 +465,17 @@ pub async fn evaluate(
             state: GateState::InsufficientEvidence,
             rule: 2,
             reason: format!(
-                "{} valid samples (need 5); classes not covered: {missing_classes:?}",
-                valid.len()
+                "{} valid samples (need 5); classes not covered: {}",
+                valid.len(),
+                if missing_classes.is_empty() {
+                    "none".to_string()
+                } else {
+                    missing_classes
+                        .iter()
+                        .map(|c| c.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                }
             ),
         }
     } else if c_residue {
@@ -461,4 +627,21 @@ pub async fn evaluate(
         confounders,
         scores,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn state_names_are_the_reports() {
+        for s in [
+            GateState::Failed,
+            GateState::InsufficientEvidence,
+            GateState::Passed,
+            GateState::NoGain,
+        ] {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
+        }
+    }
 }

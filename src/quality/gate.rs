@@ -34,6 +34,18 @@ pub enum QualityState {
 }
 
 impl QualityState {
+    /// The name in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            QualityState::Pass => "pass",
+            QualityState::RewrittenPass => "rewritten_pass",
+            QualityState::HighRisk => "high_risk",
+            QualityState::Blocked => "blocked",
+            QualityState::Unavailable => "unavailable",
+            QualityState::NeedsRecheck => "needs_recheck",
+        }
+    }
+
     /// Whether the gate fails the candidate.
     pub fn fails(self) -> bool {
         !matches!(self, QualityState::Pass | QualityState::RewrittenPass)
@@ -423,6 +435,20 @@ pub async fn gate(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn state_names_are_the_reports() {
+        for s in [
+            QualityState::Pass,
+            QualityState::RewrittenPass,
+            QualityState::HighRisk,
+            QualityState::Blocked,
+            QualityState::Unavailable,
+            QualityState::NeedsRecheck,
+        ] {
+            assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
+        }
+    }
 
     #[test]
     fn blind_ids_are_stable_per_seed() {

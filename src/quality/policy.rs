@@ -45,7 +45,24 @@ pub struct Scale {
     pub step: f64,
 }
 
+impl Default for Scale {
+    /// 0 to 10 in steps of 0.5, the scale a policy without `scale` uses.
+    fn default() -> Self {
+        Scale {
+            min: 0.0,
+            max: 10.0,
+            step: 0.5,
+        }
+    }
+}
+
 impl Scale {
+    /// Whether a score lies within the scale, steps aside (a mean of two judges' scores
+    /// may fall between steps). NaN and infinities never do.
+    pub fn contains(&self, s: f64) -> bool {
+        s.is_finite() && s >= self.min - 1e-9 && s <= self.max + 1e-9
+    }
+
     /// Whether a score is on the scale (within it, on a step).
     pub fn accepts(&self, s: f64) -> bool {
         s >= self.min - 1e-9
@@ -132,18 +149,11 @@ impl Budget {
 /// Validates a raw policy; problems go to `diags`. `None` when any is an error.
 pub fn validate(doc: &Document, raw: RawPolicy, diags: &mut Vec<Diagnostic>) -> Option<Policy> {
     let before = diags.iter().filter(|d| d.is_error()).count();
-    let scale = raw.scale.map_or(
-        Scale {
-            min: 0.0,
-            max: 10.0,
-            step: 0.5,
-        },
-        |s| Scale {
-            min: s.min,
-            max: s.max,
-            step: s.step,
-        },
-    );
+    let scale = raw.scale.map_or(Scale::default(), |s| Scale {
+        min: s.min,
+        max: s.max,
+        step: s.step,
+    });
     if !(scale.step > 0.0 && scale.max > scale.min) {
         diags.push(
             doc.error(
@@ -307,7 +317,7 @@ fn judge(doc: &Document, ptr: &str, j: RawJudge, diags: &mut Vec<Diagnostic>) ->
                     "judge",
                     &join(ptr, "kind"),
                     Anchor::Value,
-                    format!("a `{:?}` judge needs `{key}`", j.kind).to_lowercase(),
+                    format!("a `{}` judge needs `{key}`", j.kind.as_str()),
                     format!("`{key}` missing"),
                 )
                 .with_help(format!("add `{key}:` to judge `{}`", j.id)),

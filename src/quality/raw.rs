@@ -107,6 +107,17 @@ pub enum JudgeKind {
     Builtin,
 }
 
+impl JudgeKind {
+    /// The name as written in policies.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JudgeKind::Command => "command",
+            JudgeKind::Openai => "openai",
+            JudgeKind::Builtin => "builtin",
+        }
+    }
+}
+
 /// Stability.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -135,4 +146,16 @@ pub struct RawBudget {
     pub max_usd_per_call: f64,
     /// The most the run may reserve, in USD.
     pub limit_usd: f64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn judge_kind_names_are_the_policys() {
+        for k in [JudgeKind::Command, JudgeKind::Openai, JudgeKind::Builtin] {
+            assert_eq!(serde_json::to_value(k).unwrap(), k.as_str());
+        }
+    }
 }

@@ -104,7 +104,7 @@ fn render_candidates(report: &Report, width: u16) -> String {
         let scores: Vec<String> = q.scores.iter().map(|(d, s)| format!("{d} {s}")).collect();
         t.add_row(vec![
             c.id.clone(),
-            format!("{:?}", q.state),
+            q.state.as_str().to_string(),
             scores.join("\n"),
             q.explanation.clone(),
         ]);

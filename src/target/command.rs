@@ -121,6 +121,7 @@ pub(super) async fn invoke(
             return Invocation::TimedOut {
                 after: timeout,
                 stderr,
+                notes: Vec::new(),
             };
         }
     };
@@ -167,7 +168,11 @@ pub(super) async fn invoke(
             Some(c) => format!("the agent exited with status {c} and printed no answer"),
             None => format!("the agent was killed by a signal ({status})"),
         };
-        Invocation::HardInterrupt { reason, stderr }
+        Invocation::HardInterrupt {
+            reason,
+            stderr,
+            notes: Vec::new(),
+        }
     }
 }
 

@@ -69,6 +69,7 @@ pub(super) async fn invoke(
                     return Invocation::HardInterrupt {
                         reason: format!("the response broke off: {}", root_cause(&e)),
                         stderr: String::new(),
+                        notes: Vec::new(),
                     };
                 }
             }
@@ -127,6 +128,7 @@ pub(super) async fn invoke(
         Invocation::HardInterrupt {
             reason: format!("HTTP {status} with no usable body: {snippet}"),
             stderr: String::new(),
+            notes: Vec::new(),
         }
     };
     match tokio::time::timeout(timeout, attempt).await {
@@ -134,6 +136,7 @@ pub(super) async fn invoke(
         Err(_) => Invocation::TimedOut {
             after: timeout,
             stderr: String::new(),
+            notes: Vec::new(),
         },
     }
 }

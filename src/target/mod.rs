@@ -292,6 +292,8 @@ pub enum Invocation {
         reason: String,
         /// The last of its stderr.
         stderr: String,
+        /// What the verifier noticed before it ended, as in [`Response::notes`].
+        notes: Vec<String>,
     },
     /// It did not answer within the timeout (and was killed).
     TimedOut {
@@ -299,6 +301,8 @@ pub enum Invocation {
         after: Duration,
         /// The last of its stderr.
         stderr: String,
+        /// What the verifier noticed before it ended, as in [`Response::notes`].
+        notes: Vec<String>,
     },
     /// The verifier could not invoke it at all (not startable, not reachable): the cell
     /// cannot be evaluated.
@@ -306,6 +310,18 @@ pub enum Invocation {
         /// Why.
         reason: String,
     },
+}
+
+impl Invocation {
+    /// What the verifier noticed while driving a model target, however the invocation
+    /// ended: a model that never answered still made its malformed calls.
+    pub fn notes(&self) -> &[String] {
+        match self {
+            Invocation::Responded { response, .. } => &response.notes,
+            Invocation::HardInterrupt { notes, .. } | Invocation::TimedOut { notes, .. } => notes,
+            Invocation::Failed { .. } => &[],
+        }
+    }
 }
 
 /// Limits for invoking a target.

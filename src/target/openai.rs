@@ -3,8 +3,10 @@
 //! tool is really absent), executes the model's tool calls through the gateway session,
 //! feeds results or errors back, and stops at a final answer or at `max_steps`. Both
 //! `tool_calls` and the legacy `function_call` are read; malformed arguments are a finding
-//! fed back to the model, not a crash; an endpoint that cannot be reached or keeps failing
-//! makes the cell `error`.
+//! fed back to the model, not a crash, and stay findings however the cell ends; a reply
+//! that is not a chat-completion message (a `content` that is not text, `tool_calls` that
+//! is not an array…), or an endpoint that cannot be reached or keeps failing, makes the
+//! cell `error`.
 
 use std::time::Duration;
 
@@ -55,11 +57,16 @@ pub(super) async fn invoke(spec: &ModelSpec<'_>, request: &Request, limits: Limi
             };
         }
     };
-    match tokio::time::timeout(spec.timeout, run_loop(spec, &chat, &tools, request, limits)).await {
+    // The malformed calls noticed so far outlive the loop: a model cut off by the timeout
+    // still made them.
+    let mut notes = Vec::new();
+    let run = run_loop(spec, &chat, &tools, request, limits, &mut notes);
+    match tokio::time::timeout(spec.timeout, run).await {
         Ok(invocation) => invocation,
         Err(_) => Invocation::TimedOut {
             after: spec.timeout,
             stderr: String::new(),
+            notes,
         },
     }
 }
@@ -139,8 +146,73 @@ struct Call {
     arguments: Result<Value, String>,
 }
 
-/// The calls in a reply message: `tool_calls`, else the legacy `function_call`.
-fn calls(message: &Value) -> Vec<Call> {
+/// A reply's message, read: the message as sent back to the model, its text, and the
+/// calls it asks for.
+struct Message {
+    raw: Value,
+    text: String,
+    calls: Vec<Call>,
+}
+
+/// The JSON type of a value, for messages.
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Reads `choices[0].message` of a chat completion. A message of the wrong shape is the
+/// endpoint breaking the protocol (the error says where), never an empty answer.
+/// Malformed tool-call *arguments* are the model's doing: they come back as the call's
+/// `Err`.
+fn read_message(reply: &Value) -> Result<Message, String> {
+    let Some(message) = reply["choices"].get(0).and_then(|c| c.get("message")) else {
+        return Err("it has no `choices[0].message`".into());
+    };
+    if !message.is_object() {
+        return Err(format!(
+            "`choices[0].message` is {}, not an object",
+            kind(message)
+        ));
+    }
+    let text = match &message["content"] {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        // Content parts, as some servers send them: the text (or refusal) of each.
+        Value::Array(parts) => parts
+            .iter()
+            .enumerate()
+            .map(|(i, part)| match (part["type"].as_str(), part) {
+                (Some("text"), p) if p["text"].is_string() => {
+                    Ok(p["text"].as_str().unwrap_or_default())
+                }
+                (Some("refusal"), p) if p["refusal"].is_string() => {
+                    Ok(p["refusal"].as_str().unwrap_or_default())
+                }
+                _ => Err(format!(
+                    "`content[{i}]` is not a text part (`{{\"type\": \"text\", \"text\": …}}`)"
+                )),
+            })
+            .collect::<Result<Vec<&str>, String>>()?
+            .concat(),
+        other => {
+            return Err(format!("`content` is {}, not text or null", kind(other)));
+        }
+    };
+    // A refusal comes in its own field, with no content.
+    let text = match &message["refusal"] {
+        Value::Null => text,
+        Value::String(r) if text.is_empty() => r.clone(),
+        Value::String(_) => text,
+        other => {
+            return Err(format!("`refusal` is {}, not text or null", kind(other)));
+        }
+    };
     let parse = |raw: &Value| -> Result<Value, String> {
         match raw {
             Value::String(s) if s.trim().is_empty() => Ok(json!({})),
@@ -154,27 +226,62 @@ fn calls(message: &Value) -> Vec<Call> {
             other => Err(format!("the arguments are not an object: {other}")),
         }
     };
-    if let Some(list) = message["tool_calls"].as_array().filter(|l| !l.is_empty()) {
-        return list
-            .iter()
-            .map(|c| Call {
-                id: Some(c["id"].as_str().unwrap_or_default().to_string()),
-                name: c["function"]["name"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_string(),
-                arguments: parse(&c["function"]["arguments"]),
-            })
-            .collect();
+    let name = |function: &Value, at: &str| -> Result<String, String> {
+        if !function.is_object() {
+            return Err(format!("`{at}` is {}, not an object", kind(function)));
+        }
+        match &function["name"] {
+            Value::String(n) => Ok(n.clone()),
+            other => Err(format!("`{at}.name` is {}, not a string", kind(other))),
+        }
+    };
+    let mut calls = Vec::new();
+    match &message["tool_calls"] {
+        Value::Null => {}
+        Value::Array(list) => {
+            for (i, c) in list.iter().enumerate() {
+                if !c.is_object() {
+                    return Err(format!("`tool_calls[{i}]` is {}, not an object", kind(c)));
+                }
+                let id = match &c["id"] {
+                    Value::Null => String::new(),
+                    Value::String(id) => id.clone(),
+                    other => {
+                        return Err(format!(
+                            "`tool_calls[{i}].id` is {}, not a string",
+                            kind(other)
+                        ));
+                    }
+                };
+                let function = &c["function"];
+                calls.push(Call {
+                    id: Some(id),
+                    name: name(function, &format!("tool_calls[{i}].function"))?,
+                    arguments: parse(&function["arguments"]),
+                });
+            }
+        }
+        other => {
+            return Err(format!("`tool_calls` is {}, not an array", kind(other)));
+        }
     }
-    match message.get("function_call") {
-        Some(f) if f.is_object() => vec![Call {
+    match &message["function_call"] {
+        Value::Null => {}
+        f if calls.is_empty() => calls.push(Call {
             id: None,
-            name: f["name"].as_str().unwrap_or_default().to_string(),
+            name: name(f, "function_call")?,
             arguments: parse(&f["arguments"]),
-        }],
-        _ => Vec::new(),
+        }),
+        // Beside `tool_calls`, the legacy field is not read (but must still be a call).
+        f => {
+            name(f, "function_call")?;
+        }
     }
+    Ok(Message {
+        raw: message.clone(),
+        text,
+        calls,
+    })
 }
 
 async fn run_loop(
@@ -183,6 +290,7 @@ async fn run_loop(
     tools: &SessionTools,
     request: &Request,
     limits: Limits,
+    notes: &mut Vec<String>,
 ) -> Invocation {
     let mut messages = Vec::new();
     if let Some(system) = spec.system_prompt {
@@ -224,7 +332,6 @@ async fn run_loop(
         )}));
     }
     let mut trace = Vec::new();
-    let mut notes = Vec::new();
     for turn in 0..spec.max_steps.max(1) {
         let offered = if offer_tools {
             match tools.list().await {
@@ -263,14 +370,16 @@ async fn run_loop(
                 };
             }
         };
-        let Some(message) = reply["choices"][0].get("message").cloned() else {
-            return Invocation::Failed {
-                reason: format!("{}: the reply has no choices[0].message", chat.url()),
-            };
+        let message = match read_message(&reply) {
+            Ok(m) => m,
+            Err(why) => {
+                return Invocation::Failed {
+                    reason: format!("{}: the model's reply is malformed: {why}", chat.url()),
+                };
+            }
         };
-        let asked = calls(&message);
-        if asked.is_empty() {
-            let mut output = message["content"].as_str().unwrap_or_default().to_string();
+        if message.calls.is_empty() {
+            let mut output = message.text;
             let truncated = output.len() > limits.output_cap;
             if truncated {
                 let mut cut = limits.output_cap;
@@ -288,7 +397,7 @@ async fn run_loop(
                     degraded: false,
                     citations: Vec::new(),
                     trace,
-                    notes,
+                    notes: std::mem::take(notes),
                     protocol: Vec::new(),
                 },
                 code: None,
@@ -296,8 +405,8 @@ async fn run_loop(
                 truncated,
             };
         }
-        messages.push(message);
-        for call in asked {
+        messages.push(message.raw);
+        for call in message.calls {
             let result = match &call.arguments {
                 Ok(arguments) => {
                     trace.push(SelfReportedCall {
@@ -325,13 +434,18 @@ async fn run_loop(
             "the model was still calling tools after max_steps ({}) turns; no final answer",
             spec.max_steps
         ),
-        stderr: notes.join("\n"),
+        stderr: String::new(),
+        notes: std::mem::take(notes),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn reply(message: Value) -> Value {
+        json!({"choices": [{"index": 0, "message": message}]})
+    }
 
     #[test]
     fn reads_tool_calls_and_the_legacy_function_call() {
@@ -340,7 +454,7 @@ mod tests {
             {"id": "b", "type": "function", "function": {"name": "read", "arguments": "{oops"}},
             {"id": "c", "type": "function", "function": {"name": "ping", "arguments": ""}}
         ]});
-        let c = calls(&m);
+        let c = read_message(&reply(m)).unwrap().calls;
         assert_eq!(c.len(), 3);
         assert_eq!(c[0].arguments, Ok(json!({"q": "x"})));
         assert!(
@@ -350,12 +464,72 @@ mod tests {
                 .contains("not valid JSON")
         );
         assert_eq!(c[2].arguments, Ok(json!({})));
-        let legacy = calls(&json!({"function_call": {"name": "search", "arguments": "[1]"}}));
+        let legacy = read_message(&reply(
+            json!({"function_call": {"name": "search", "arguments": "[1]"}}),
+        ))
+        .unwrap()
+        .calls;
         assert_eq!(legacy[0].id, None);
         assert!(
             legacy[0].arguments.is_err(),
             "an array is not an arguments object"
         );
-        assert!(calls(&json!({"content": "done", "tool_calls": []})).is_empty());
+        let done = read_message(&reply(json!({"content": "done", "tool_calls": []}))).unwrap();
+        assert!(done.calls.is_empty());
+        assert_eq!(done.text, "done");
+    }
+
+    #[test]
+    fn a_message_of_the_wrong_shape_is_an_error_saying_where() {
+        for (message, says) in [
+            (
+                json!({"content": 5, "tool_calls": "x"}),
+                "`content` is a number",
+            ),
+            (
+                json!({"content": null, "tool_calls": "x"}),
+                "`tool_calls` is a string",
+            ),
+            (json!({"tool_calls": [1]}), "`tool_calls[0]` is a number"),
+            (
+                json!({"tool_calls": [{"id": 1, "function": {"name": "a"}}]}),
+                "`tool_calls[0].id` is a number",
+            ),
+            (
+                json!({"tool_calls": [{"id": "a", "function": "f"}]}),
+                "`tool_calls[0].function` is a string",
+            ),
+            (
+                json!({"tool_calls": [{"id": "a", "function": {"arguments": "{}"}}]}),
+                "`tool_calls[0].function.name` is null",
+            ),
+            (json!({"function_call": [1]}), "`function_call` is an array"),
+            (
+                json!({"content": [{"type": "image_url"}]}),
+                "`content[0]` is not a text part",
+            ),
+            (
+                json!({"content": null, "refusal": 1}),
+                "`refusal` is a number",
+            ),
+            (json!("text"), "`choices[0].message` is a string"),
+        ] {
+            let why = read_message(&reply(message.clone()))
+                .err()
+                .unwrap_or_else(|| panic!("{message} was accepted"));
+            assert!(why.contains(says), "{message}: {why}");
+        }
+        assert!(
+            read_message(&json!({"choices": []}))
+                .err()
+                .unwrap()
+                .contains("no `choices[0].message`")
+        );
+        // Text parts and a refusal are read; an absent content is an empty answer.
+        let parts = json!({"content": [{"type": "text", "text": "a"}, {"type": "refusal", "refusal": "b"}]});
+        assert_eq!(read_message(&reply(parts)).unwrap().text, "ab");
+        let refusal = json!({"content": null, "refusal": "no"});
+        assert_eq!(read_message(&reply(refusal)).unwrap().text, "no");
+        assert_eq!(read_message(&reply(json!({}))).unwrap().text, "");
     }
 }
