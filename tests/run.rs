@@ -886,6 +886,13 @@ fn replay_rechecks_recorded_conversations_without_invoking_anything() {
         ]
     );
     assert_eq!(report["cells"][1]["fault"], "TOOL_NOT_FOUND");
+    let indexes: Vec<u64> = report["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["index"].as_u64().unwrap())
+        .collect();
+    assert_eq!(indexes, [0, 1, 2, 3, 4], "history order, kept by `merge`");
     assert!(
         report["cells"][3]["findings"][0]["message"]
             .as_str()

@@ -26,7 +26,10 @@ pub fn replay(
 ) -> std::io::Result<Vec<CellReport>> {
     let mut cells = Vec::new();
     crate::history::stream(history, |item, _| {
-        cells.push(check_item(project, item, lexicon))
+        let mut cell = check_item(project, item, lexicon);
+        // History order, so that `merge` of sharded replays keeps it.
+        cell.index = cells.len();
+        cells.push(cell)
     })?;
     Ok(cells)
 }

@@ -116,9 +116,15 @@ impl SessionTools {
 
     /// Calls a tool; the text the model is given back (a result, or an error as JSON).
     async fn call(&self, tool: &str, arguments: &Value) -> String {
+        // The model chose the name: it must stay one path segment (a `/` or `..` would
+        // reach another of the gateway's routes).
+        if matches!(tool, "" | "." | "..") {
+            return json!({"error": {"code": "TOOL_NOT_FOUND", "message": format!("no tool is named `{tool}`")}})
+                .to_string();
+        }
         let resp = match self
             .client
-            .post(format!("{}/{tool}", self.url))
+            .post(format!("{}/{}", self.url, path_segment(tool)))
             .json(arguments)
             .send()
             .await
@@ -136,6 +142,18 @@ impl SessionTools {
         }
         crate::gateway::reply_text(&body)
     }
+}
+
+/// `name` percent-encoded as one URL path segment (RFC 3986: unreserved bytes kept).
+fn path_segment(name: &str) -> String {
+    name.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 /// One call the model asked for.
@@ -442,6 +460,13 @@ async fn run_loop(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tool_name_stays_one_path_segment() {
+        assert_eq!(path_segment("read_page"), "read_page");
+        assert_eq!(path_segment("../trace"), "..%2Ftrace");
+        assert_eq!(path_segment("a b/é"), "a%20b%2F%C3%A9");
+    }
 
     fn reply(message: Value) -> Value {
         json!({"choices": [{"index": 0, "message": message}]})
