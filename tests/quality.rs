@@ -852,6 +852,21 @@ fn experiments_with_scores_off_the_scale_or_duplicate_ids_are_refused() {
     let text = with(&|v| v["samples"][0]["arms"]["D"] = json!({"scores": {}}));
     let stderr = refused_experiment(dir.path(), "exp.json", &text, &[]);
     assert!(stderr.contains("arm `D`"), "{stderr}");
+    // A misspelt dimension would leave the real one unscored, read as "no gain".
+    let text = with(&|v| {
+        let scores = v["samples"][5]["arms"]["B"]["scores"]
+            .as_object_mut()
+            .unwrap();
+        let score = scores.remove("entity_fidelity").unwrap();
+        scores.insert("entity_fidelty".into(), score);
+    });
+    let stderr = refused_experiment(dir.path(), "exp.json", &text, &[]);
+    assert!(
+        stderr.contains(&format!("exp.json:{}:", line_of(&text, "entity_fidelty")))
+            && stderr.contains("`entity_fidelty` is not a dimension of this experiment")
+            && stderr.contains("did you mean `entity_fidelity`?"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -299,11 +299,16 @@ fn experiment(
     let scale = policy
         .as_ref()
         .map_or_else(quality::Scale::default, |p| p.scale);
+    let policy_dimensions: Vec<&str> = policy
+        .iter()
+        .flat_map(|p| p.dimensions.iter().map(|d| d.id.as_str()))
+        .collect();
     diags.extend(quality::experiment::validate(
         &doc,
         &exp,
         scale,
         policy.is_some(),
+        &policy_dimensions,
     ));
     if diags.iter().any(Diagnostic::is_error) {
         crate::diag::sort(&mut diags);

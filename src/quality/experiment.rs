@@ -196,7 +196,23 @@ const ARMS: [&str; 3] = ["A", "B", "C"];
 /// policy's, else 0–10), every coverage within 0..1, each sample id once, arms A/B/C only,
 /// each arm with `scores`, or `text` and a policy to judge it (`judged`). `doc` is the
 /// same file, for the lines. Every problem is returned, not only the first.
-pub fn validate(doc: &Document, exp: &Experiment, scale: Scale, judged: bool) -> Vec<Diagnostic> {
+pub fn validate(
+    doc: &Document,
+    exp: &Experiment,
+    scale: Scale,
+    judged: bool,
+    policy_dimensions: &[&str],
+) -> Vec<Diagnostic> {
+    // A score under a misspelt dimension would leave the real one unscored: Gate B would
+    // read "no gain" where it was never measured.
+    let known: Vec<&str> = [
+        exp.dimensions.fidelity.as_str(),
+        exp.dimensions.style.as_str(),
+        exp.dimensions.tension.as_str(),
+    ]
+    .into_iter()
+    .chain(policy_dimensions.iter().copied())
+    .collect();
     let mut diags = Vec::new();
     let line = |ptr: &str| doc.file.line_col(doc.span(ptr, Anchor::Value).start).0;
     if exp.scenario_classes.is_empty() {
@@ -249,6 +265,25 @@ pub fn validate(doc: &Document, exp: &Experiment, scale: Scale, judged: bool) ->
             match (&arm.scores, &arm.text) {
                 (Some(scores), _) => {
                     for (dim, &score) in scores {
+                        if !known.contains(&dim.as_str()) {
+                            let hint = crate::diag::did_you_mean(dim, known.iter().copied())
+                                .map(|h| format!("did you mean `{h}`? "))
+                                .unwrap_or_default();
+                            diags.push(
+                                doc.error(
+                                    "score",
+                                    &join(&join(&arm_ptr, "scores"), dim),
+                                    Anchor::Key,
+                                    format!(
+                                        "sample `{}` arm {name}: `{dim}` is not a dimension of this experiment",
+                                        sample.id
+                                    ),
+                                    "unknown dimension",
+                                )
+                                .with_help(format!("{hint}dimensions: {}", known.join(", "))),
+                            );
+                            continue;
+                        }
                         if !scale.contains(score) {
                             diags.push(
                                 doc.error(
