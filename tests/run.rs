@@ -1233,3 +1233,29 @@ fn merge_refuses_reports_it_cannot_trust() {
         assert!(!dir.path().join("merged/report.json").exists(), "{name}");
     }
 }
+
+/// A process that left the agent's process group (a daemon) does not outlive the run: the
+/// verifier adopts such orphans and kills them at the end, and says so.
+#[cfg(target_os = "linux")]
+#[test]
+fn processes_the_agent_left_running_are_killed_at_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("daemon.pid");
+    let script = format!(
+        "import subprocess, sys\np = subprocess.Popen(['sleep', '300'], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\nopen({:?}, 'w').write(str(p.pid))\nprint('the answer is 42')",
+        pidfile.display().to_string()
+    );
+    let project = project(&python(&script), "");
+    let (_, _, stderr) = run_json(project.path(), &[]);
+    let pid = std::fs::read_to_string(&pidfile).unwrap();
+    assert!(
+        !Path::new(&format!("/proc/{pid}")).exists(),
+        "the daemon {pid} outlived the run: {stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "note: killed 1 process the agents left running: sleep (pid {pid})"
+        )),
+        "{stderr}"
+    );
+}

@@ -130,6 +130,31 @@ pub(crate) fn check_input(path: &std::path::Path) -> Result<u64, ExpectedError> 
         })
 }
 
+/// Says which processes the agents left running were killed at the end (see
+/// [`crate::target::orphans`]).
+pub(crate) fn report_strays(strays: Vec<crate::target::orphans::Stray>) {
+    if strays.is_empty() {
+        return;
+    }
+    let named: Vec<String> = strays
+        .iter()
+        .take(5)
+        .map(|s| format!("{} (pid {})", s.name, s.pid))
+        .collect();
+    let more = strays.len().saturating_sub(named.len());
+    eprintln!(
+        "note: killed {} process{} the agents left running: {}{}",
+        strays.len(),
+        if strays.len() == 1 { "" } else { "es" },
+        named.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    );
+}
+
 /// A flag's value that is a share: a number from 0 to 1.
 fn share(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {

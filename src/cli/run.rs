@@ -155,6 +155,7 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
         );
         return write_reports(globals, &report, &report_dir, args.format);
     }
+    crate::target::orphans::adopt();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -217,8 +218,9 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
         drop(gateway);
         upstreams.close().await;
         Ok(Ok(result))
-    })?;
-    let (mut cell_reports, interrupted) = match outcome {
+    });
+    super::report_strays(crate::target::orphans::reap());
+    let (mut cell_reports, interrupted) = match outcome? {
         Ok(result) => result,
         Err(code) => return Ok(code),
     };

@@ -104,10 +104,11 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
         std::env::var("CI").ok().as_deref(),
     );
     let bar = report::progress::bar(total, show);
+    crate::target::orphans::adopt();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let (mut cells, lines) =
+    let replayed =
         runtime.block_on(async {
             let gateway = Gateway::start(
                 GatewayOptions {
@@ -168,7 +169,9 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
                 .map_err(std::io::Error::other)?
                 .map_err(ExpectedError::unreadable(&args.history))?;
             Ok::<_, ExpectedError>((cells, lines))
-        })?;
+        });
+    super::report_strays(crate::target::orphans::reap());
+    let (mut cells, lines) = replayed?;
     bar.finish_and_clear();
     cells.sort_by(|a, b| a.id.cmp(&b.id));
     // Per Skill: sampled, stable, unstable, the instability rate, example diffs.

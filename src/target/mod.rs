@@ -6,6 +6,7 @@
 mod command;
 mod http;
 mod openai;
+pub mod orphans;
 
 use std::time::Duration;
 
