@@ -370,6 +370,104 @@ async fn the_trace_records_what_really_happened() {
     );
 }
 
+/// The trace once `done` holds of it (polled for up to 3 s).
+async fn trace_when(
+    s: &fibon_verify::gateway::SessionHandle,
+    done: impl Fn(&[fibon_verify::gateway::TraceEvent]) -> bool,
+) -> Vec<fibon_verify::gateway::TraceEvent> {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let trace = s.trace();
+        if done(&trace) || Instant::now() > deadline {
+            return trace;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A call whose client gives up before the answer was still made: it is recorded when it
+/// starts (`in_flight` while served), and `cancelled` when the client goes away — never
+/// missing, or an honest agent's own report of it would pass for a forged call.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_whose_client_goes_away_stays_in_the_trace() {
+    let gw = fixture_gateway(GatewayOptions {
+        timeout_fault_delay: Duration::from_secs(5),
+        ..fast()
+    })
+    .await;
+    let impatient = reqwest::Client::builder()
+        .timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let args = json!({"url": "https://docs.a"});
+
+    // REST: the client times out while TIMEOUT holds the call.
+    let s = gw.open_session(spec(fault("read_page", FaultKind::Timeout)));
+    let sent = impatient
+        .post(format!("{}/read_page", s.tools_url()))
+        .json(&args)
+        .send()
+        .await;
+    assert!(sent.is_err(), "the client gave up first");
+    let trace = trace_when(&s, |t| t.iter().any(|e| e.status == Status::Cancelled)).await;
+    assert_eq!(trace.len(), 1, "{trace:?}");
+    let e = &trace[0];
+    assert_eq!(
+        (e.seq, e.op, e.tool.as_deref(), e.status, e.fault.as_deref()),
+        (
+            1,
+            "call",
+            Some("read_page"),
+            Status::Cancelled,
+            Some("TIMEOUT")
+        )
+    );
+    assert_eq!(e.arguments, Some(args.clone()));
+    assert!(e.duration_ms < 5000.0, "{}", e.duration_ms);
+
+    // MCP: the same.
+    let s = gw.open_session(spec(fault("read_page", FaultKind::Timeout)));
+    let sent = impatient
+        .post(s.mcp_url())
+        .header("accept", "application/json, text/event-stream")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "read_page", "arguments": args}}))
+        .send()
+        .await;
+    assert!(sent.is_err(), "the client gave up first");
+    let trace = trace_when(&s, |t| t.iter().any(|e| e.status == Status::Cancelled)).await;
+    assert_eq!(
+        trace
+            .iter()
+            .map(|e| (e.transport, e.tool.as_deref(), e.status))
+            .collect::<Vec<_>>(),
+        [("mcp", Some("read_page"), Status::Cancelled)]
+    );
+
+    // A call still being served is in the trace, in the order calls started.
+    let s = gw.open_session(spec(fault("read_page", FaultKind::Timeout)));
+    let url = s.tools_url();
+    let held = tokio::spawn(async move {
+        rest_call(&url, "read_page", json!({"url": "https://docs.a"})).await
+    });
+    trace_when(&s, |t| !t.is_empty()).await;
+    rest_call(&s.tools_url(), "search", json!({})).await;
+    let trace = s.trace();
+    type Row<'a> = (u64, Option<&'a str>, Status);
+    let rows: Vec<Row> = trace
+        .iter()
+        .map(|e| (e.seq, e.tool.as_deref(), e.status))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (1, Some("read_page"), Status::InFlight),
+            (2, Some("search"), Status::Ok)
+        ]
+    );
+    assert!(trace[0].duration_ms > 0.0, "the time served so far");
+    held.abort();
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn fifty_concurrent_sessions_never_mix_traces() {
     let gw = Arc::new(fixture_gateway(fast()).await);

@@ -250,9 +250,12 @@ fn call_reply(outcome: Outcome, name: &str, style: NotFoundStyle) -> Result<Valu
             Status::InvalidArguments => Err(RpcError::new(jsonrpc::INVALID_PARAMS, message)),
             Status::FixtureMiss => Err(RpcError::new(jsonrpc::INTERNAL_ERROR, message)
                 .with_data(json!({"fault": "FIXTURE_MISS"}))),
-            Status::Ok | Status::ToolError | Status::Empty | Status::UpstreamError => {
-                Err(RpcError::new(jsonrpc::INTERNAL_ERROR, message))
-            }
+            Status::Ok
+            | Status::ToolError
+            | Status::Empty
+            | Status::UpstreamError
+            | Status::Cancelled
+            | Status::InFlight => Err(RpcError::new(jsonrpc::INTERNAL_ERROR, message)),
         },
     }
 }

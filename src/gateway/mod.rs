@@ -27,7 +27,7 @@ use tokio::sync::oneshot;
 pub use catalog::{Catalog, Entry, Source};
 pub use fault::{Fault, FaultPlan, NotFoundStyle};
 pub use session::{Outcome, Session, SessionSpec, reply_text};
-pub use trace::{Status, Trace, TraceEvent, result_text};
+pub use trace::{PendingCall, Status, Trace, TraceEvent, result_text};
 pub use upstream::{Upstream, Upstreams};
 
 /// Gateway settings.

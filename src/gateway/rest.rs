@@ -64,7 +64,9 @@ pub(crate) async fn call(
                 | Status::Ok
                 | Status::ToolError
                 | Status::Empty
-                | Status::UpstreamError => StatusCode::INTERNAL_SERVER_ERROR,
+                | Status::UpstreamError
+                | Status::Cancelled
+                | Status::InFlight => StatusCode::INTERNAL_SERVER_ERROR,
             };
             error(code, status.error_code(), &message)
         }
