@@ -627,6 +627,22 @@ async fn both_protocol_eras_and_pagination() {
     let page2 = rpc(&s.mcp_url(), None, json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"cursor": cursor, "_meta": meta}})).await.2;
     assert_eq!(page2["result"]["tools"][0]["name"], "search");
     assert!(page2["result"].get("nextCursor").is_none());
+    // A cursor the gateway did not hand out is invalid params, not a panic (u64::MAX
+    // overflowed `offset + page_size`), nor a page.
+    for cursor in [
+        json!("18446744073709551615"),
+        json!("3"),
+        json!("-1"),
+        json!("abc"),
+        json!(1),
+    ] {
+        let (status, _, reply) = rpc(&s.mcp_url(), None, json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"cursor": cursor, "_meta": meta}})).await;
+        assert_eq!(
+            (status, &reply["error"]["code"]),
+            (200, &json!(-32602)),
+            "{cursor}: {reply}"
+        );
+    }
     // An unsupported version is refused with the versions we speak.
     let (status, _, refused) = rpc(&s.mcp_url(), None, json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2099-01-01"}}})).await;
     assert_eq!(

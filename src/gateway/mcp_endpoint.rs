@@ -165,30 +165,32 @@ async fn handle(
             "_meta": {"serverInfo": server_info},
         })),
         "tools/list" => {
-            let cursor = params.get("cursor").and_then(Value::as_str);
-            let offset = match cursor.map(str::parse::<usize>) {
-                None => Ok(0),
-                Some(Ok(n)) => Ok(n),
-                Some(Err(_)) => Err(RpcError::new(jsonrpc::INVALID_PARAMS, "Invalid cursor")),
+            // The cursor is an offset the gateway handed out as `nextCursor`; anything
+            // else (not a string of digits, past the end) is refused, never trusted.
+            let invalid = || RpcError::new(jsonrpc::INVALID_PARAMS, "Invalid cursor");
+            let cursor = match params.get("cursor") {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(c)) => c.parse::<usize>().map(Some).map_err(|_| invalid()),
+                Some(_) => Err(invalid()),
             };
-            offset.map(|offset| {
+            cursor.and_then(|cursor| {
                 let tools = session.list_page("mcp", cursor.is_none());
-                let page: Vec<Value> = tools
-                    .iter()
-                    .skip(offset)
-                    .take(state.options.page_size)
-                    .cloned()
-                    .collect();
+                let offset = cursor.unwrap_or(0);
+                if offset > tools.len() {
+                    return Err(invalid());
+                }
+                let page_size = state.options.page_size;
+                let page: Vec<Value> = tools.iter().skip(offset).take(page_size).cloned().collect();
                 let mut result = json!({"tools": page});
-                if offset + state.options.page_size < tools.len() {
-                    result["nextCursor"] =
-                        Value::String((offset + state.options.page_size).to_string());
+                let next = offset.saturating_add(page_size);
+                if next < tools.len() {
+                    result["nextCursor"] = Value::String(next.to_string());
                 }
                 if stateless {
                     result["ttlMs"] = json!(0);
                     result["cacheScope"] = json!("private");
                 }
-                result
+                Ok(result)
             })
         }
         "tools/call" => match params.get("name").and_then(Value::as_str) {
