@@ -1146,3 +1146,44 @@ fn the_gateway_command_refuses_a_fault_it_cannot_inject_and_an_unwritable_trace(
         );
     }
 }
+
+/// An address the gateway cannot listen on is the user's to fix (exit 64, naming it), not
+/// an internal error.
+#[test]
+fn the_gateway_command_names_an_address_it_cannot_listen_on() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    for (flags, said) in [
+        (
+            ["--port", port.as_str()],
+            format!("cannot listen on 127.0.0.1:{port}: the address is already in use"),
+        ),
+        (
+            // TEST-NET-1 (RFC 5737): never an address of this host.
+            ["--bind", "192.0.2.1"],
+            "cannot listen on 192.0.2.1:0: it is not an address of this host".to_string(),
+        ),
+    ] {
+        let out = common::fibon(&common::root())
+            .args([
+                "gateway",
+                "--scenario",
+                "search-docs-simple",
+                "--serve-for",
+                "30s",
+            ])
+            .args(flags)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(fibon_verify::exit_code::USAGE),
+            "{flags:?}: {stderr}"
+        );
+        assert!(stderr.contains(&said), "{flags:?}: {stderr}");
+        assert!(stderr.contains("help: pick a free --port"), "{stderr}");
+        assert!(out.stdout.is_empty(), "nothing was served");
+    }
+    drop(taken);
+}

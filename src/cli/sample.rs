@@ -113,14 +113,14 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
         .build()?;
     let (mut cells, lines) =
         runtime.block_on(async {
-            let gateway = Gateway::start(
-                GatewayOptions {
-                    timeout_fault_delay: config.matrix.timeout_fault_delay,
-                    ..GatewayOptions::default()
-                },
-                Upstreams::none(),
-            )
-            .await?;
+            let options = GatewayOptions {
+                timeout_fault_delay: config.matrix.timeout_fault_delay,
+                ..GatewayOptions::default()
+            };
+            let addr = options.bind;
+            let gateway = Gateway::start(options, Upstreams::none())
+                .await
+                .map_err(ExpectedError::listen(addr, false))?;
             // The history is read on its own thread into a bounded queue: memory stays flat.
             let (tx, rx) = tokio::sync::mpsc::channel::<Item>(jobs * 2);
             let (path, seed, rate, progress) =
@@ -162,7 +162,7 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
                 .buffer_unordered(jobs);
             let cells: Vec<CellReport> = replays.collect().await;
             let lines = reader.await.map_err(std::io::Error::other)??;
-            Ok::<_, std::io::Error>((cells, lines))
+            Ok::<_, ExpectedError>((cells, lines))
         })?;
     bar.finish_and_clear();
     cells.sort_by(|a, b| a.id.cmp(&b.id));

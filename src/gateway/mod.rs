@@ -84,12 +84,23 @@ pub struct Gateway {
 }
 
 impl Gateway {
-    /// Binds and starts serving.
+    /// Binds `options.bind` and starts serving.
     pub async fn start(
         options: GatewayOptions,
         upstreams: Arc<Upstreams>,
     ) -> std::io::Result<Gateway> {
         let listener = tokio::net::TcpListener::bind(options.bind).await?;
+        Gateway::serve(listener, options, upstreams)
+    }
+
+    /// Starts serving on a listener already bound (so that a caller can refuse an address
+    /// before it connects to upstream servers); `options.bind` is not used. Must be called
+    /// within a Tokio runtime.
+    pub fn serve(
+        listener: tokio::net::TcpListener,
+        options: GatewayOptions,
+        upstreams: Arc<Upstreams>,
+    ) -> std::io::Result<Gateway> {
         let addr = listener.local_addr()?;
         let state = Arc::new(GatewayState {
             sessions: RwLock::new(HashMap::new()),
