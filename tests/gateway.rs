@@ -544,6 +544,103 @@ async fn a_timeout_in_one_session_does_not_delay_another() {
     held.abort();
 }
 
+/// Whether the server closed the connection within `within` (EOF or reset).
+async fn closed_within(c: &mut tokio::net::TcpStream, within: Duration) -> bool {
+    use tokio::io::AsyncReadExt;
+    let mut sink = Vec::new();
+    tokio::time::timeout(within, c.read_to_end(&mut sink))
+        .await
+        .is_ok()
+}
+
+/// A client that never finishes a request's headers — only "GET ", or a byte at a time
+/// (slowloris) — has its connection closed after `header_read_timeout`, while other
+/// clients are served; a call held longer than that, and an SSE stream, are not cut off.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_that_never_finishes_its_headers_is_cut_off() {
+    use tokio::io::AsyncWriteExt;
+    let gw = fixture_gateway(GatewayOptions {
+        header_read_timeout: Duration::from_millis(500),
+        timeout_fault_delay: Duration::from_millis(1500),
+        ..fast()
+    })
+    .await;
+    let s = gw.open_session(spec(fault("read_page", FaultKind::Timeout)));
+    let mut stalled = Vec::new();
+    for _ in 0..100 {
+        let mut c = tokio::net::TcpStream::connect(gw.addr()).await.unwrap();
+        c.write_all(b"GET ").await.unwrap();
+        stalled.push(c);
+    }
+    assert_eq!(
+        reqwest::get(s.tools_url()).await.unwrap().status().as_u16(),
+        200,
+        "others are served meanwhile"
+    );
+    let t = Instant::now();
+    for c in &mut stalled {
+        assert!(
+            closed_within(c, Duration::from_secs(3)).await,
+            "a stalled connection is still open after {:?}",
+            t.elapsed()
+        );
+    }
+
+    // One byte every 100 ms: the timeout is for the whole head, not between bytes.
+    let mut drip = tokio::net::TcpStream::connect(gw.addr()).await.unwrap();
+    let t = Instant::now();
+    let head = format!(
+        "GET /s/{}/tools HTTP/1.1\r\nhost: x\r\nx-pad: {}\r\n\r\n",
+        s.session().id,
+        "a".repeat(100)
+    );
+    let mut closed = false;
+    for byte in head.as_bytes() {
+        if drip.write_all(&[*byte]).await.is_err()
+            || closed_within(&mut drip, Duration::from_millis(100)).await
+        {
+            closed = true;
+            break;
+        }
+    }
+    assert!(closed, "the dripping client was served the whole head");
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+
+    // Held longer than the header timeout, a call still gets its answer.
+    let (status, _) = rest_call(
+        &s.tools_url(),
+        "read_page",
+        json!({"url": "https://docs.a"}),
+    )
+    .await;
+    assert_eq!(status, 504);
+    // And an event stream outlives it.
+    let sid = initialize(&s.mcp_url()).await;
+    let resp = reqwest::Client::new()
+        .get(s.mcp_url())
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .send()
+        .await
+        .unwrap();
+    let mut stream = resp.bytes_stream();
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    s.session()
+        .set_fault("search", Some(Fault::new(FaultKind::ToolNotFound)));
+    let chunk = tokio::time::timeout(
+        Duration::from_secs(5),
+        futures_util::StreamExt::next(&mut stream),
+    )
+    .await
+    .unwrap()
+    .unwrap()
+    .unwrap();
+    assert!(
+        String::from_utf8_lossy(&chunk).contains("notifications/tools/list_changed"),
+        "{chunk:?}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn list_changed_is_sent_when_a_fault_removes_a_tool_mid_session() {
     let gw = fixture_gateway(fast()).await;
