@@ -781,6 +781,86 @@ async fn both_protocol_eras_and_pagination() {
     assert_eq!(garbage.status().as_u16(), 400);
 }
 
+/// JSON-RPC 2.0: an empty batch is an Invalid Request; a body over the limit is refused
+/// in JSON on both transports, and on REST the refused call is in the trace.
+#[tokio::test(flavor = "multi_thread")]
+async fn empty_batches_and_oversized_bodies_get_json_errors() {
+    let gw = fixture_gateway(fast()).await;
+    let s = gw.open_session(spec(FaultPlan::none()));
+    let (status, _, reply) = rpc(&s.mcp_url(), None, json!([])).await;
+    assert_eq!(status, 400, "{reply}");
+    assert_eq!(
+        (&reply["jsonrpc"], &reply["id"], &reply["error"]["code"]),
+        (&json!("2.0"), &Value::Null, &json!(-32600))
+    );
+
+    let huge = format!(
+        r#"{{"url": "https://docs.{}"}}"#,
+        "a".repeat(fibon_verify::gateway::BODY_LIMIT)
+    );
+    let post = |url: String| {
+        let body = huge.clone();
+        async move {
+            let resp = reqwest::Client::new()
+                .post(url)
+                .header("accept", "application/json, text/event-stream")
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            let status = resp.status().as_u16();
+            let ct = resp.headers()["content-type"].to_str().unwrap().to_string();
+            let text = resp.text().await.unwrap();
+            (
+                status,
+                ct,
+                serde_json::from_str::<Value>(&text).unwrap_or(json!(text)),
+            )
+        }
+    };
+    let (status, ct, reply) = post(s.mcp_url()).await;
+    assert_eq!((status, ct.as_str()), (413, "application/json"), "{reply}");
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("larger than the gateway's limit of 2 MiB"),
+        "{reply}"
+    );
+    assert!(s.trace().is_empty(), "an unread MCP body names no call");
+
+    let (status, ct, reply) = post(format!("{}/read_page", s.tools_url())).await;
+    assert_eq!((status, ct.as_str()), (413, "application/json"), "{reply}");
+    assert_eq!(reply["error"]["code"], "INVALID_ARGUMENTS", "{reply}");
+    // A body that is not an object of arguments: refused, and recorded too.
+    let (status, reply) = rest_call(&s.tools_url(), "search", json!([1])).await;
+    assert_eq!(
+        (status, &reply["error"]["code"]),
+        (400, &json!("INVALID_ARGUMENTS"))
+    );
+    let trace = s.trace();
+    type Row<'a> = (u64, Option<&'a str>, Status, Option<&'a Value>);
+    let rows: Vec<Row> = trace
+        .iter()
+        .map(|e| (e.seq, e.tool.as_deref(), e.status, e.arguments.as_ref()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (1, Some("read_page"), Status::InvalidArguments, None),
+            (
+                2,
+                Some("search"),
+                Status::InvalidArguments,
+                Some(&json!([1]))
+            )
+        ]
+    );
+    assert!(trace[0].error.as_deref().unwrap().contains("2 MiB"));
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn proxied_tools_list_equals_upstream_minus_removed_with_unknown_fields_kept() {
     let direct = McpClient::connect(&stdio("everything", peers::everything()).transport, TIMEOUT)

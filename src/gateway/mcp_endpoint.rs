@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -27,7 +28,7 @@ pub(crate) async fn post(
     State(state): State<Arc<GatewayState>>,
     Path(sid): Path<String>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Response {
     let Some(session) = state.session(&sid) else {
         return rest::unknown_session(&sid);
@@ -47,6 +48,17 @@ pub(crate) async fn post(
             &RpcError::new(-32001, "Session not found"),
         );
     }
+    // Unread, it names no tool: answered, but there is no call to record.
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) => {
+            return rpc_error_response(
+                rejection.status(),
+                Value::Null,
+                &RpcError::new(jsonrpc::INVALID_REQUEST, super::unreadable_body(&rejection)),
+            );
+        }
+    };
     let parsed: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
         Err(e) => {
@@ -58,6 +70,14 @@ pub(crate) async fn post(
         }
     };
     let (messages, batch) = match parsed {
+        // JSON-RPC 2.0: an empty batch is one invalid request, answered with one error.
+        Value::Array(items) if items.is_empty() => {
+            return rpc_error_response(
+                StatusCode::BAD_REQUEST,
+                Value::Null,
+                &RpcError::new(jsonrpc::INVALID_REQUEST, "Invalid Request: an empty batch"),
+            );
+        }
         Value::Array(items) => (items, true),
         one => (vec![one], false),
     };

@@ -23,6 +23,7 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
@@ -35,6 +36,10 @@ pub use fault::{Fault, FaultPlan, NotFoundStyle};
 pub use session::{Outcome, Session, SessionSpec, reply_text};
 pub use trace::{PendingCall, Status, Trace, TraceEvent, result_text};
 pub use upstream::{Upstream, Upstreams};
+
+/// The largest request body read, in bytes (axum's default, made explicit so that the
+/// refusal can name it).
+pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
 
 /// Gateway settings.
 #[derive(Debug, Clone)]
@@ -67,6 +72,21 @@ impl Default for GatewayOptions {
             not_found_style: NotFoundStyle::default(),
             header_read_timeout: Duration::from_secs(30),
         }
+    }
+}
+
+/// Why a request body could not be read: too large, or broken off.
+pub(crate) fn unreadable_body(rejection: &axum::extract::rejection::BytesRejection) -> String {
+    if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        format!(
+            "the request body is larger than the gateway's limit of {} MiB",
+            BODY_LIMIT / (1024 * 1024)
+        )
+    } else {
+        format!(
+            "the request body could not be read: {}",
+            rejection.body_text()
+        )
     }
 }
 
@@ -127,6 +147,7 @@ impl Gateway {
                     .get(mcp_endpoint::stream)
                     .delete(mcp_endpoint::delete),
             )
+            .layer(DefaultBodyLimit::max(BODY_LIMIT))
             .with_state(Arc::clone(&state));
         let (tx, rx) = oneshot::channel::<()>();
         tokio::spawn(serve_http(

@@ -221,6 +221,35 @@ impl Session {
         tools
     }
 
+    /// Records a call of `tool` refused before it was served (`invalid_arguments`): its
+    /// request body could not be read, or is not a JSON object of arguments. No fault
+    /// was applied to it.
+    pub(crate) fn record_refused(
+        &self,
+        transport: &'static str,
+        tool: &str,
+        arguments: Option<Value>,
+        message: &str,
+    ) {
+        self.trace.record(TraceEvent {
+            seq: 0,
+            at_ms: self.trace.now_ms(),
+            transport,
+            op: "call",
+            tool: Some(tool.to_string()),
+            provenance: self.catalog().tools.get(tool).map(|e| e.provenance.clone()),
+            arguments,
+            fault: None,
+            status: Status::InvalidArguments,
+            result_bytes: 0,
+            result_text: String::new(),
+            truncated: false,
+            tools: None,
+            error: Some(message.to_string()),
+            duration_ms: 0.0,
+        });
+    }
+
     /// Calls a tool as the agent asked, applying the session's fault. Recorded in the
     /// trace when it starts, so a call whose client goes away before the answer (the
     /// future is dropped) stays in the trace, `cancelled`.

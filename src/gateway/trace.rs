@@ -131,8 +131,8 @@ impl Trace {
         self.started.elapsed().as_secs_f64() * 1000.0
     }
 
-    /// Records a finished event (a list); `seq` and the capping of `result_text` are
-    /// done here.
+    /// Records an event that is over as it happens (a list, a refused call); `seq` and
+    /// the capping of `result_text` are done here.
     pub fn record(&self, mut event: TraceEvent) {
         self.cap_text(&mut event);
         let mut events = self.lock();
