@@ -2,6 +2,7 @@
 //! Problems inside files are [`Diagnostic`](crate::diag::Diagnostic)s instead; anything
 //! else is a bug ([`exit_code::INTERNAL`]).
 
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use crate::exit_code;
@@ -38,6 +39,17 @@ pub enum ExpectedError {
         /// Why, for a person.
         reason: String,
     },
+    /// The tool gateway cannot listen on an address.
+    #[error("cannot listen on {addr}: {reason}")]
+    Listen {
+        /// The address.
+        addr: SocketAddr,
+        /// Why, for a person.
+        reason: String,
+        /// Whether the user chose it (`--bind`, `--port`): a usage error. Otherwise the
+        /// loopback port of a run could not be opened, and nothing can be evaluated.
+        chosen: bool,
+    },
     /// Writing the output failed (other than a closed pipe, which is not an error).
     #[error("cannot write output: {0}")]
     Output(#[from] std::io::Error),
@@ -68,13 +80,40 @@ impl ExpectedError {
         }
     }
 
+    /// For `map_err`: an I/O error binding the tool gateway to `addr`, which the user
+    /// `chose` or not.
+    pub fn listen(
+        addr: SocketAddr,
+        chosen: bool,
+    ) -> impl FnOnce(std::io::Error) -> ExpectedError + use<> {
+        move |e| {
+            let reason = match e.kind() {
+                std::io::ErrorKind::AddrInUse => "the address is already in use".to_string(),
+                std::io::ErrorKind::AddrNotAvailable => {
+                    "it is not an address of this host".to_string()
+                }
+                std::io::ErrorKind::PermissionDenied => {
+                    format!("permission denied ({e})")
+                }
+                _ => e.to_string(),
+            };
+            ExpectedError::Listen {
+                addr,
+                reason,
+                chosen,
+            }
+        }
+    }
+
     /// The exit code of this failure.
     pub fn exit_code(&self) -> i32 {
         match self {
             ExpectedError::ConfigNotFound { .. }
             | ExpectedError::PathNotFound { .. }
             | ExpectedError::Unreadable { .. }
-            | ExpectedError::Unwritable { .. } => exit_code::USAGE,
+            | ExpectedError::Unwritable { .. }
+            | ExpectedError::Listen { chosen: true, .. } => exit_code::USAGE,
+            ExpectedError::Listen { chosen: false, .. } => exit_code::UNAVAILABLE,
             ExpectedError::Output(_) => exit_code::INTERNAL,
         }
     }
@@ -90,6 +129,12 @@ impl ExpectedError {
             ExpectedError::Unwritable { .. } => {
                 Some("name a folder that exists or can be created, and that you may write to")
             }
+            ExpectedError::Listen { chosen: true, .. } => {
+                Some("pick a free --port (0: any free port) and an address of this host for --bind")
+            }
+            ExpectedError::Listen { chosen: false, .. } => Some(
+                "the tool gateway listens on a free loopback port: check that 127.0.0.1 is up and that this process may open more sockets (ulimit -n)",
+            ),
             ExpectedError::Output(_) => None,
         }
     }

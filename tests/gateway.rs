@@ -370,6 +370,104 @@ async fn the_trace_records_what_really_happened() {
     );
 }
 
+/// The trace once `done` holds of it (polled for up to 3 s).
+async fn trace_when(
+    s: &fibon_verify::gateway::SessionHandle,
+    done: impl Fn(&[fibon_verify::gateway::TraceEvent]) -> bool,
+) -> Vec<fibon_verify::gateway::TraceEvent> {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let trace = s.trace();
+        if done(&trace) || Instant::now() > deadline {
+            return trace;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A call whose client gives up before the answer was still made: it is recorded when it
+/// starts (`in_flight` while served), and `cancelled` when the client goes away — never
+/// missing, or an honest agent's own report of it would pass for a forged call.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_whose_client_goes_away_stays_in_the_trace() {
+    let gw = fixture_gateway(GatewayOptions {
+        timeout_fault_delay: Duration::from_secs(5),
+        ..fast()
+    })
+    .await;
+    let impatient = reqwest::Client::builder()
+        .timeout(Duration::from_millis(300))
+        .build()
+        .unwrap();
+    let args = json!({"url": "https://docs.a"});
+
+    // REST: the client times out while TIMEOUT holds the call.
+    let s = gw.open_session(spec(fault("read_page", FaultKind::Timeout)));
+    let sent = impatient
+        .post(format!("{}/read_page", s.tools_url()))
+        .json(&args)
+        .send()
+        .await;
+    assert!(sent.is_err(), "the client gave up first");
+    let trace = trace_when(&s, |t| t.iter().any(|e| e.status == Status::Cancelled)).await;
+    assert_eq!(trace.len(), 1, "{trace:?}");
+    let e = &trace[0];
+    assert_eq!(
+        (e.seq, e.op, e.tool.as_deref(), e.status, e.fault.as_deref()),
+        (
+            1,
+            "call",
+            Some("read_page"),
+            Status::Cancelled,
+            Some("TIMEOUT")
+        )
+    );
+    assert_eq!(e.arguments, Some(args.clone()));
+    assert!(e.duration_ms < 5000.0, "{}", e.duration_ms);
+
+    // MCP: the same.
+    let s = gw.open_session(spec(fault("read_page", FaultKind::Timeout)));
+    let sent = impatient
+        .post(s.mcp_url())
+        .header("accept", "application/json, text/event-stream")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "read_page", "arguments": args}}))
+        .send()
+        .await;
+    assert!(sent.is_err(), "the client gave up first");
+    let trace = trace_when(&s, |t| t.iter().any(|e| e.status == Status::Cancelled)).await;
+    assert_eq!(
+        trace
+            .iter()
+            .map(|e| (e.transport, e.tool.as_deref(), e.status))
+            .collect::<Vec<_>>(),
+        [("mcp", Some("read_page"), Status::Cancelled)]
+    );
+
+    // A call still being served is in the trace, in the order calls started.
+    let s = gw.open_session(spec(fault("read_page", FaultKind::Timeout)));
+    let url = s.tools_url();
+    let held = tokio::spawn(async move {
+        rest_call(&url, "read_page", json!({"url": "https://docs.a"})).await
+    });
+    trace_when(&s, |t| !t.is_empty()).await;
+    rest_call(&s.tools_url(), "search", json!({})).await;
+    let trace = s.trace();
+    type Row<'a> = (u64, Option<&'a str>, Status);
+    let rows: Vec<Row> = trace
+        .iter()
+        .map(|e| (e.seq, e.tool.as_deref(), e.status))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (1, Some("read_page"), Status::InFlight),
+            (2, Some("search"), Status::Ok)
+        ]
+    );
+    assert!(trace[0].duration_ms > 0.0, "the time served so far");
+    held.abort();
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn fifty_concurrent_sessions_never_mix_traces() {
     let gw = Arc::new(fixture_gateway(fast()).await);
@@ -444,6 +542,103 @@ async fn a_timeout_in_one_session_does_not_delay_another() {
     );
     assert!(!held.is_finished(), "the held call is still held");
     held.abort();
+}
+
+/// Whether the server closed the connection within `within` (EOF or reset).
+async fn closed_within(c: &mut tokio::net::TcpStream, within: Duration) -> bool {
+    use tokio::io::AsyncReadExt;
+    let mut sink = Vec::new();
+    tokio::time::timeout(within, c.read_to_end(&mut sink))
+        .await
+        .is_ok()
+}
+
+/// A client that never finishes a request's headers — only "GET ", or a byte at a time
+/// (slowloris) — has its connection closed after `header_read_timeout`, while other
+/// clients are served; a call held longer than that, and an SSE stream, are not cut off.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_that_never_finishes_its_headers_is_cut_off() {
+    use tokio::io::AsyncWriteExt;
+    let gw = fixture_gateway(GatewayOptions {
+        header_read_timeout: Duration::from_millis(500),
+        timeout_fault_delay: Duration::from_millis(1500),
+        ..fast()
+    })
+    .await;
+    let s = gw.open_session(spec(fault("read_page", FaultKind::Timeout)));
+    let mut stalled = Vec::new();
+    for _ in 0..100 {
+        let mut c = tokio::net::TcpStream::connect(gw.addr()).await.unwrap();
+        c.write_all(b"GET ").await.unwrap();
+        stalled.push(c);
+    }
+    assert_eq!(
+        reqwest::get(s.tools_url()).await.unwrap().status().as_u16(),
+        200,
+        "others are served meanwhile"
+    );
+    let t = Instant::now();
+    for c in &mut stalled {
+        assert!(
+            closed_within(c, Duration::from_secs(3)).await,
+            "a stalled connection is still open after {:?}",
+            t.elapsed()
+        );
+    }
+
+    // One byte every 100 ms: the timeout is for the whole head, not between bytes.
+    let mut drip = tokio::net::TcpStream::connect(gw.addr()).await.unwrap();
+    let t = Instant::now();
+    let head = format!(
+        "GET /s/{}/tools HTTP/1.1\r\nhost: x\r\nx-pad: {}\r\n\r\n",
+        s.session().id,
+        "a".repeat(100)
+    );
+    let mut closed = false;
+    for byte in head.as_bytes() {
+        if drip.write_all(&[*byte]).await.is_err()
+            || closed_within(&mut drip, Duration::from_millis(100)).await
+        {
+            closed = true;
+            break;
+        }
+    }
+    assert!(closed, "the dripping client was served the whole head");
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+
+    // Held longer than the header timeout, a call still gets its answer.
+    let (status, _) = rest_call(
+        &s.tools_url(),
+        "read_page",
+        json!({"url": "https://docs.a"}),
+    )
+    .await;
+    assert_eq!(status, 504);
+    // And an event stream outlives it.
+    let sid = initialize(&s.mcp_url()).await;
+    let resp = reqwest::Client::new()
+        .get(s.mcp_url())
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .send()
+        .await
+        .unwrap();
+    let mut stream = resp.bytes_stream();
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    s.session()
+        .set_fault("search", Some(Fault::new(FaultKind::ToolNotFound)));
+    let chunk = tokio::time::timeout(
+        Duration::from_secs(5),
+        futures_util::StreamExt::next(&mut stream),
+    )
+    .await
+    .unwrap()
+    .unwrap()
+    .unwrap();
+    assert!(
+        String::from_utf8_lossy(&chunk).contains("notifications/tools/list_changed"),
+        "{chunk:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -529,6 +724,22 @@ async fn both_protocol_eras_and_pagination() {
     let page2 = rpc(&s.mcp_url(), None, json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"cursor": cursor, "_meta": meta}})).await.2;
     assert_eq!(page2["result"]["tools"][0]["name"], "search");
     assert!(page2["result"].get("nextCursor").is_none());
+    // A cursor the gateway did not hand out is invalid params, not a panic (u64::MAX
+    // overflowed `offset + page_size`), nor a page.
+    for cursor in [
+        json!("18446744073709551615"),
+        json!("3"),
+        json!("-1"),
+        json!("abc"),
+        json!(1),
+    ] {
+        let (status, _, reply) = rpc(&s.mcp_url(), None, json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"cursor": cursor, "_meta": meta}})).await;
+        assert_eq!(
+            (status, &reply["error"]["code"]),
+            (200, &json!(-32602)),
+            "{cursor}: {reply}"
+        );
+    }
     // An unsupported version is refused with the versions we speak.
     let (status, _, refused) = rpc(&s.mcp_url(), None, json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2099-01-01"}}})).await;
     assert_eq!(
@@ -568,6 +779,86 @@ async fn both_protocol_eras_and_pagination() {
         .await
         .unwrap();
     assert_eq!(garbage.status().as_u16(), 400);
+}
+
+/// JSON-RPC 2.0: an empty batch is an Invalid Request; a body over the limit is refused
+/// in JSON on both transports, and on REST the refused call is in the trace.
+#[tokio::test(flavor = "multi_thread")]
+async fn empty_batches_and_oversized_bodies_get_json_errors() {
+    let gw = fixture_gateway(fast()).await;
+    let s = gw.open_session(spec(FaultPlan::none()));
+    let (status, _, reply) = rpc(&s.mcp_url(), None, json!([])).await;
+    assert_eq!(status, 400, "{reply}");
+    assert_eq!(
+        (&reply["jsonrpc"], &reply["id"], &reply["error"]["code"]),
+        (&json!("2.0"), &Value::Null, &json!(-32600))
+    );
+
+    let huge = format!(
+        r#"{{"url": "https://docs.{}"}}"#,
+        "a".repeat(fibon_verify::gateway::BODY_LIMIT)
+    );
+    let post = |url: String| {
+        let body = huge.clone();
+        async move {
+            let resp = reqwest::Client::new()
+                .post(url)
+                .header("accept", "application/json, text/event-stream")
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            let status = resp.status().as_u16();
+            let ct = resp.headers()["content-type"].to_str().unwrap().to_string();
+            let text = resp.text().await.unwrap();
+            (
+                status,
+                ct,
+                serde_json::from_str::<Value>(&text).unwrap_or(json!(text)),
+            )
+        }
+    };
+    let (status, ct, reply) = post(s.mcp_url()).await;
+    assert_eq!((status, ct.as_str()), (413, "application/json"), "{reply}");
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("larger than the gateway's limit of 2 MiB"),
+        "{reply}"
+    );
+    assert!(s.trace().is_empty(), "an unread MCP body names no call");
+
+    let (status, ct, reply) = post(format!("{}/read_page", s.tools_url())).await;
+    assert_eq!((status, ct.as_str()), (413, "application/json"), "{reply}");
+    assert_eq!(reply["error"]["code"], "INVALID_ARGUMENTS", "{reply}");
+    // A body that is not an object of arguments: refused, and recorded too.
+    let (status, reply) = rest_call(&s.tools_url(), "search", json!([1])).await;
+    assert_eq!(
+        (status, &reply["error"]["code"]),
+        (400, &json!("INVALID_ARGUMENTS"))
+    );
+    let trace = s.trace();
+    type Row<'a> = (u64, Option<&'a str>, Status, Option<&'a Value>);
+    let rows: Vec<Row> = trace
+        .iter()
+        .map(|e| (e.seq, e.tool.as_deref(), e.status, e.arguments.as_ref()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (1, Some("read_page"), Status::InvalidArguments, None),
+            (
+                2,
+                Some("search"),
+                Status::InvalidArguments,
+                Some(&json!([1]))
+            )
+        ]
+    );
+    assert!(trace[0].error.as_deref().unwrap().contains("2 MiB"));
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -1031,4 +1322,45 @@ fn the_gateway_command_refuses_a_fault_it_cannot_inject_and_an_unwritable_trace(
             "{stderr}"
         );
     }
+}
+
+/// An address the gateway cannot listen on is the user's to fix (exit 64, naming it), not
+/// an internal error.
+#[test]
+fn the_gateway_command_names_an_address_it_cannot_listen_on() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    for (flags, said) in [
+        (
+            ["--port", port.as_str()],
+            format!("cannot listen on 127.0.0.1:{port}: the address is already in use"),
+        ),
+        (
+            // TEST-NET-1 (RFC 5737): never an address of this host.
+            ["--bind", "192.0.2.1"],
+            "cannot listen on 192.0.2.1:0: it is not an address of this host".to_string(),
+        ),
+    ] {
+        let out = common::fibon(&common::root())
+            .args([
+                "gateway",
+                "--scenario",
+                "search-docs-simple",
+                "--serve-for",
+                "30s",
+            ])
+            .args(flags)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(fibon_verify::exit_code::USAGE),
+            "{flags:?}: {stderr}"
+        );
+        assert!(stderr.contains(&said), "{flags:?}: {stderr}");
+        assert!(stderr.contains("help: pick a free --port"), "{stderr}");
+        assert!(out.stdout.is_empty(), "nothing was served");
+    }
+    drop(taken);
 }

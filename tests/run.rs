@@ -270,6 +270,41 @@ fn a_crash_under_a_hard_fault_is_what_the_contract_asked_for() {
     assert_eq!(report["cells"][1]["behavior"], "hard_interrupt");
 }
 
+/// An agent whose HTTP client gives up on a held call (TIMEOUT) honestly reports the call
+/// it made: the gateway saw it too (`cancelled`), so it is no `trace_mismatch`.
+#[test]
+fn a_call_the_agent_gave_up_on_is_one_the_gateway_saw() {
+    let script = "import sys, json, urllib.request\nreq = json.load(sys.stdin)\nurl = req['tools']['http_url'] + '/lookup'\ntrace = [{'tool': 'lookup', 'arguments': {}}]\ntry:\n    body = json.loads(urllib.request.urlopen(urllib.request.Request(url, data=b'{}', method='POST'), timeout=0.5).read())\n    print(json.dumps({'output': body['content'][0]['text'], 'trace': trace}))\nexcept Exception as e:\n    print(json.dumps({'status': 'error', 'error': {'code': 'TIMEOUT', 'message': str(e)}, 'trace': trace}))";
+    let dir = project(&python(script), "TIMEOUT");
+    let config = dir.path().join("fibon.yaml");
+    let yaml = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        yaml.replace("timeout_fault_delay: 200ms", "timeout_fault_delay: 5s"),
+    )
+    .unwrap();
+    let t = Instant::now();
+    let (code, report, stderr) = run_json(dir.path(), &[]);
+    assert!(
+        t.elapsed() < Duration::from_secs(5),
+        "the held call does not hold the run: {:?}",
+        t.elapsed()
+    );
+    assert_eq!(code, exit_code::SUCCESS, "{stderr}\n{report:#}");
+    let cell = &report["cells"][1];
+    assert_eq!(cell["id"], "lookup/lookup-simple/Q3/TIMEOUT");
+    assert_eq!(cell["behavior"], "explicit_failure", "{cell:#}");
+    let call = &cell["trace"][0];
+    assert_eq!(
+        (&call["tool"], &call["fault"]),
+        (&json!("lookup"), &json!("TIMEOUT"))
+    );
+    assert!(
+        call["status"] == "cancelled" || call["status"] == "in_flight",
+        "{call:#}"
+    );
+}
+
 #[test]
 fn a_target_that_cannot_be_started_is_an_error_and_exits_69() {
     let dir = project("  kind: command\n  command: [\"/nonexistent/agent\"]", "");

@@ -20,6 +20,8 @@ pub(crate) fn check(
     out: &mut Vec<Finding>,
 ) {
     let rules = &input.contract.trace;
+    // Every call the gateway saw, whatever its status: one whose client gave up before the
+    // answer (`cancelled`) or still served when the agent returned (`in_flight`) was made.
     let calls: Vec<_> = input.trace.iter().filter(|e| e.op == "call").collect();
     let answered = matches!(behavior, Behavior::Answered | Behavior::Silent);
     if answered && input.fault.is_none() {

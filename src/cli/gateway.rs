@@ -104,6 +104,9 @@ pub(crate) fn run(globals: &Globals, args: GatewayArgs) -> Result<i32, ExpectedE
         .enable_all()
         .build()?;
     runtime.block_on(async {
+        // The address first: a port in use must not wait for upstream servers to start.
+        let addr = SocketAddr::new(args.bind, args.port);
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(ExpectedError::listen(addr, true))?;
         let upstreams = Upstreams::connect(&config.platform.mcp_servers, Duration::from_secs(30)).await;
         let unreachable: Vec<String> = upstreams
             .servers()
@@ -111,13 +114,19 @@ pub(crate) fn run(globals: &Globals, args: GatewayArgs) -> Result<i32, ExpectedE
             .filter_map(|s| s.error.as_ref().map(|e| format!("{}: {e}", s.name)))
             .collect();
         let options = GatewayOptions {
-            bind: SocketAddr::new(args.bind, args.port),
+            bind: addr,
             timeout_fault_delay: config.matrix.timeout_fault_delay,
             latency_fault_delay: config.matrix.latency_fault_delay,
             not_found_style: args.not_found_style,
             ..GatewayOptions::default()
         };
-        let gateway = Gateway::start(options, std::sync::Arc::clone(&upstreams)).await?;
+        let gateway = match Gateway::serve(listener, options, std::sync::Arc::clone(&upstreams)) {
+            Ok(gateway) => gateway,
+            Err(e) => {
+                upstreams.close().await;
+                return Err(ExpectedError::listen(addr, true)(e));
+            }
+        };
         let mut plan = FaultPlan::none();
         for (tool, fault) in &args.faults {
             plan.set(tool, Some(*fault));

@@ -193,17 +193,21 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
         if let Some(code) = refused {
             eprintln!("no cell was run");
             upstreams.close().await;
-            return Ok::<_, std::io::Error>(Err(code));
+            return Ok::<_, ExpectedError>(Err(code));
         }
-        let gateway = Gateway::start(
-            GatewayOptions {
-                timeout_fault_delay: config.matrix.timeout_fault_delay,
-                latency_fault_delay: config.matrix.latency_fault_delay,
-                ..GatewayOptions::default()
-            },
-            std::sync::Arc::clone(&upstreams),
-        )
-        .await?;
+        let gateway_options = GatewayOptions {
+            timeout_fault_delay: config.matrix.timeout_fault_delay,
+            latency_fault_delay: config.matrix.latency_fault_delay,
+            ..GatewayOptions::default()
+        };
+        let addr = gateway_options.bind;
+        let gateway = match Gateway::start(gateway_options, std::sync::Arc::clone(&upstreams)).await {
+            Ok(gateway) => gateway,
+            Err(e) => {
+                upstreams.close().await;
+                return Err(ExpectedError::listen(addr, false)(e));
+            }
+        };
         let show = report::progress::should_show(std::io::stderr().is_terminal(), std::env::var("CI").ok().as_deref());
         let bar = report::progress::bar(cells.len() as u64, show);
         let on_done = |c: &report::CellReport| {

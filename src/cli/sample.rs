@@ -110,14 +110,14 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
         .build()?;
     let replayed =
         runtime.block_on(async {
-            let gateway = Gateway::start(
-                GatewayOptions {
-                    timeout_fault_delay: config.matrix.timeout_fault_delay,
-                    ..GatewayOptions::default()
-                },
-                Upstreams::none(),
-            )
-            .await?;
+            let options = GatewayOptions {
+                timeout_fault_delay: config.matrix.timeout_fault_delay,
+                ..GatewayOptions::default()
+            };
+            let addr = options.bind;
+            let gateway = Gateway::start(options, Upstreams::none())
+                .await
+                .map_err(ExpectedError::listen(addr, false))?;
             // The history is read on its own thread into a bounded queue: memory stays flat.
             let (tx, rx) = tokio::sync::mpsc::channel::<Item>(jobs * 2);
             let (path, seed, rate, progress) =

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -27,7 +28,7 @@ pub(crate) async fn post(
     State(state): State<Arc<GatewayState>>,
     Path(sid): Path<String>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Response {
     let Some(session) = state.session(&sid) else {
         return rest::unknown_session(&sid);
@@ -47,6 +48,17 @@ pub(crate) async fn post(
             &RpcError::new(-32001, "Session not found"),
         );
     }
+    // Unread, it names no tool: answered, but there is no call to record.
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) => {
+            return rpc_error_response(
+                rejection.status(),
+                Value::Null,
+                &RpcError::new(jsonrpc::INVALID_REQUEST, super::unreadable_body(&rejection)),
+            );
+        }
+    };
     let parsed: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
         Err(e) => {
@@ -58,6 +70,14 @@ pub(crate) async fn post(
         }
     };
     let (messages, batch) = match parsed {
+        // JSON-RPC 2.0: an empty batch is one invalid request, answered with one error.
+        Value::Array(items) if items.is_empty() => {
+            return rpc_error_response(
+                StatusCode::BAD_REQUEST,
+                Value::Null,
+                &RpcError::new(jsonrpc::INVALID_REQUEST, "Invalid Request: an empty batch"),
+            );
+        }
         Value::Array(items) => (items, true),
         one => (vec![one], false),
     };
@@ -165,30 +185,32 @@ async fn handle(
             "_meta": {"serverInfo": server_info},
         })),
         "tools/list" => {
-            let cursor = params.get("cursor").and_then(Value::as_str);
-            let offset = match cursor.map(str::parse::<usize>) {
-                None => Ok(0),
-                Some(Ok(n)) => Ok(n),
-                Some(Err(_)) => Err(RpcError::new(jsonrpc::INVALID_PARAMS, "Invalid cursor")),
+            // The cursor is an offset the gateway handed out as `nextCursor`; anything
+            // else (not a string of digits, past the end) is refused, never trusted.
+            let invalid = || RpcError::new(jsonrpc::INVALID_PARAMS, "Invalid cursor");
+            let cursor = match params.get("cursor") {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(c)) => c.parse::<usize>().map(Some).map_err(|_| invalid()),
+                Some(_) => Err(invalid()),
             };
-            offset.map(|offset| {
+            cursor.and_then(|cursor| {
                 let tools = session.list_page("mcp", cursor.is_none());
-                let page: Vec<Value> = tools
-                    .iter()
-                    .skip(offset)
-                    .take(state.options.page_size)
-                    .cloned()
-                    .collect();
+                let offset = cursor.unwrap_or(0);
+                if offset > tools.len() {
+                    return Err(invalid());
+                }
+                let page_size = state.options.page_size;
+                let page: Vec<Value> = tools.iter().skip(offset).take(page_size).cloned().collect();
                 let mut result = json!({"tools": page});
-                if offset + state.options.page_size < tools.len() {
-                    result["nextCursor"] =
-                        Value::String((offset + state.options.page_size).to_string());
+                let next = offset.saturating_add(page_size);
+                if next < tools.len() {
+                    result["nextCursor"] = Value::String(next.to_string());
                 }
                 if stateless {
                     result["ttlMs"] = json!(0);
                     result["cacheScope"] = json!("private");
                 }
-                result
+                Ok(result)
             })
         }
         "tools/call" => match params.get("name").and_then(Value::as_str) {
@@ -250,9 +272,12 @@ fn call_reply(outcome: Outcome, name: &str, style: NotFoundStyle) -> Result<Valu
             Status::InvalidArguments => Err(RpcError::new(jsonrpc::INVALID_PARAMS, message)),
             Status::FixtureMiss => Err(RpcError::new(jsonrpc::INTERNAL_ERROR, message)
                 .with_data(json!({"fault": "FIXTURE_MISS"}))),
-            Status::Ok | Status::ToolError | Status::Empty | Status::UpstreamError => {
-                Err(RpcError::new(jsonrpc::INTERNAL_ERROR, message))
-            }
+            Status::Ok
+            | Status::ToolError
+            | Status::Empty
+            | Status::UpstreamError
+            | Status::Cancelled
+            | Status::InFlight => Err(RpcError::new(jsonrpc::INTERNAL_ERROR, message)),
         },
     }
 }

@@ -5,7 +5,9 @@
 //! 127.0.0.1 by default.
 //!
 //! Wire behaviour (DESIGN.md, "Tool gateway", normative): [`rest`] for the REST API,
-//! [`mcp_endpoint`] for MCP over Streamable HTTP.
+//! [`mcp_endpoint`] for MCP over Streamable HTTP. HTTP/1 is served by hyper's own
+//! builder rather than `axum::serve`, for its header read timeout: a client that never
+//! finishes a request's headers (slowloris) is cut off instead of holding a connection.
 
 mod catalog;
 mod fault;
@@ -21,14 +23,23 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
-use tokio::sync::oneshot;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tokio::sync::{oneshot, watch};
 
 pub use catalog::{Catalog, Entry, Source};
 pub use fault::{Fault, FaultPlan, NotFoundStyle};
 pub use session::{Outcome, Session, SessionSpec, reply_text};
-pub use trace::{Status, Trace, TraceEvent, result_text};
+pub use trace::{PendingCall, Status, Trace, TraceEvent, result_text};
 pub use upstream::{Upstream, Upstreams};
+
+/// The largest request body read, in bytes (axum's default, made explicit so that the
+/// refusal can name it).
+pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
 
 /// Gateway settings.
 #[derive(Debug, Clone)]
@@ -45,6 +56,9 @@ pub struct GatewayOptions {
     pub page_size: usize,
     /// How removed tools answer `tools/call` over MCP.
     pub not_found_style: NotFoundStyle,
+    /// How long a client may take to send a request's headers (also how long an idle
+    /// keep-alive connection stays open); then its connection is closed.
+    pub header_read_timeout: Duration,
 }
 
 impl Default for GatewayOptions {
@@ -56,7 +70,23 @@ impl Default for GatewayOptions {
             trace_text_cap: 64 * 1024,
             page_size: 100,
             not_found_style: NotFoundStyle::default(),
+            header_read_timeout: Duration::from_secs(30),
         }
+    }
+}
+
+/// Why a request body could not be read: too large, or broken off.
+pub(crate) fn unreadable_body(rejection: &axum::extract::rejection::BytesRejection) -> String {
+    if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+        format!(
+            "the request body is larger than the gateway's limit of {} MiB",
+            BODY_LIMIT / (1024 * 1024)
+        )
+    } else {
+        format!(
+            "the request body could not be read: {}",
+            rejection.body_text()
+        )
     }
 }
 
@@ -84,12 +114,23 @@ pub struct Gateway {
 }
 
 impl Gateway {
-    /// Binds and starts serving.
+    /// Binds `options.bind` and starts serving.
     pub async fn start(
         options: GatewayOptions,
         upstreams: Arc<Upstreams>,
     ) -> std::io::Result<Gateway> {
-        let listener = tokio::net::TcpListener::bind(options.bind).await?;
+        let listener = TcpListener::bind(options.bind).await?;
+        Gateway::serve(listener, options, upstreams)
+    }
+
+    /// Starts serving on a listener already bound (so that a caller can refuse an address
+    /// before it connects to upstream servers); `options.bind` is not used. Must be called
+    /// within a Tokio runtime.
+    pub fn serve(
+        listener: TcpListener,
+        options: GatewayOptions,
+        upstreams: Arc<Upstreams>,
+    ) -> std::io::Result<Gateway> {
         let addr = listener.local_addr()?;
         let state = Arc::new(GatewayState {
             sessions: RwLock::new(HashMap::new()),
@@ -106,15 +147,15 @@ impl Gateway {
                     .get(mcp_endpoint::stream)
                     .delete(mcp_endpoint::delete),
             )
+            .layer(DefaultBodyLimit::max(BODY_LIMIT))
             .with_state(Arc::clone(&state));
         let (tx, rx) = oneshot::channel::<()>();
-        tokio::spawn(async move {
-            let _ = axum::serve(listener, app)
-                .with_graceful_shutdown(async {
-                    let _ = rx.await;
-                })
-                .await;
-        });
+        tokio::spawn(serve_http(
+            listener,
+            app,
+            state.options.header_read_timeout,
+            rx,
+        ));
         tokio::spawn(forward_upstream_notifications(
             upstreams,
             Arc::downgrade(&state),
@@ -205,6 +246,58 @@ impl Drop for SessionHandle {
                 .remove(&self.session.id);
         }
     }
+}
+
+/// Serves `app` over HTTP/1 until `shutdown`; then open connections finish the response
+/// they are writing and close. A client gets `header_read_timeout` to send a request's
+/// headers.
+async fn serve_http(
+    listener: TcpListener,
+    app: Router,
+    header_read_timeout: Duration,
+    mut shutdown: oneshot::Receiver<()>,
+) {
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_read_timeout);
+    // Dropped when serving stops: every connection is then told to shut down gracefully.
+    let (closing, closed) = watch::channel(());
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                // The client gave up before it was accepted: nothing to serve.
+                Err(e) if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::ConnectionAborted
+                        | std::io::ErrorKind::ConnectionReset
+                        | std::io::ErrorKind::ConnectionRefused
+                ) => continue,
+                // Out of file descriptors, most likely: wait for some to be closed
+                // rather than spin (as `axum::serve` and hyper do).
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    continue;
+                }
+            },
+            _ = &mut shutdown => break,
+        };
+        let builder = builder.clone();
+        let service = TowerToHyperService::new(app.clone());
+        let mut closed = closed.clone();
+        tokio::spawn(async move {
+            let conn = builder.serve_connection(TokioIo::new(stream), service);
+            let mut conn = std::pin::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => return,
+                _ = closed.changed() => conn.as_mut().graceful_shutdown(),
+            }
+            let _ = conn.await;
+        });
+    }
+    drop(closing);
 }
 
 async fn forward_upstream_notifications(

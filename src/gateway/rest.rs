@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use axum::Json;
 use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -32,22 +33,29 @@ pub(crate) async fn list(
 pub(crate) async fn call(
     State(state): State<Arc<GatewayState>>,
     Path((sid, name)): Path<(String, String)>,
-    body: Bytes,
+    body: Result<Bytes, BytesRejection>,
 ) -> Response {
     let Some(session) = state.session(&sid) else {
         return unknown_session(&sid);
+    };
+    // A refused body is still a call the agent made: it is recorded, then answered.
+    let body = match body {
+        Ok(body) => body,
+        Err(rejection) => {
+            let message = super::unreadable_body(&rejection);
+            session.record_refused("rest", &name, None, &message);
+            return error(rejection.status(), "INVALID_ARGUMENTS", &message);
+        }
     };
     let arguments: Value = if body.iter().all(u8::is_ascii_whitespace) {
         json!({})
     } else {
         match serde_json::from_slice(&body) {
             Ok(v @ Value::Object(_)) => v,
-            Ok(_) | Err(_) => {
-                return error(
-                    StatusCode::BAD_REQUEST,
-                    "INVALID_ARGUMENTS",
-                    "the body must be a JSON object of arguments",
-                );
+            parsed => {
+                let message = "the body must be a JSON object of arguments";
+                session.record_refused("rest", &name, parsed.ok(), message);
+                return error(StatusCode::BAD_REQUEST, "INVALID_ARGUMENTS", message);
             }
         }
     };
@@ -64,7 +72,9 @@ pub(crate) async fn call(
                 | Status::Ok
                 | Status::ToolError
                 | Status::Empty
-                | Status::UpstreamError => StatusCode::INTERNAL_SERVER_ERROR,
+                | Status::UpstreamError
+                | Status::Cancelled
+                | Status::InFlight => StatusCode::INTERNAL_SERVER_ERROR,
             };
             error(code, status.error_code(), &message)
         }

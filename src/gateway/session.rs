@@ -221,7 +221,38 @@ impl Session {
         tools
     }
 
-    /// Calls a tool as the agent asked, applying the session's fault; recorded in the trace.
+    /// Records a call of `tool` refused before it was served (`invalid_arguments`): its
+    /// request body could not be read, or is not a JSON object of arguments. No fault
+    /// was applied to it.
+    pub(crate) fn record_refused(
+        &self,
+        transport: &'static str,
+        tool: &str,
+        arguments: Option<Value>,
+        message: &str,
+    ) {
+        self.trace.record(TraceEvent {
+            seq: 0,
+            at_ms: self.trace.now_ms(),
+            transport,
+            op: "call",
+            tool: Some(tool.to_string()),
+            provenance: self.catalog().tools.get(tool).map(|e| e.provenance.clone()),
+            arguments,
+            fault: None,
+            status: Status::InvalidArguments,
+            result_bytes: 0,
+            result_text: String::new(),
+            truncated: false,
+            tools: None,
+            error: Some(message.to_string()),
+            duration_ms: 0.0,
+        });
+    }
+
+    /// Calls a tool as the agent asked, applying the session's fault. Recorded in the
+    /// trace when it starts, so a call whose client goes away before the answer (the
+    /// future is dropped) stays in the trace, `cancelled`.
     pub async fn call(
         &self,
         transport: &'static str,
@@ -229,12 +260,26 @@ impl Session {
         arguments: Value,
         meta: Option<Value>,
     ) -> Outcome {
-        let start = Instant::now();
-        let at_ms = self.trace.now_ms();
         let fault = self.faults().get(tool);
         let catalog = self.catalog();
         let entry = catalog.tools.get(tool);
-        let provenance = entry.map(|e| e.provenance.clone());
+        let pending = self.trace.begin(TraceEvent {
+            seq: 0,
+            at_ms: self.trace.now_ms(),
+            transport,
+            op: "call",
+            tool: Some(tool.to_string()),
+            provenance: entry.map(|e| e.provenance.clone()),
+            arguments: Some(arguments.clone()),
+            fault: fault.map(|f| f.kind.as_str().to_string()),
+            status: Status::InFlight,
+            result_bytes: 0,
+            result_text: String::new(),
+            truncated: false,
+            tools: None,
+            error: None,
+            duration_ms: 0.0,
+        });
         let outcome = match (entry, fault) {
             (None, _) => failed(Status::UnknownTool, format!("Unknown tool: {tool}")),
             (Some(_), Some(f)) if f.kind == FaultKind::ToolNotFound => {
@@ -278,7 +323,7 @@ impl Session {
                 {
                     tokio::time::sleep(delay.unwrap_or(self.options.latency_fault_delay)).await;
                 }
-                self.execute(&e.source, tool, arguments.clone(), meta).await
+                self.execute(&e.source, tool, arguments, meta).await
             }
         };
         let (status, text, error) = match &outcome {
@@ -292,23 +337,7 @@ impl Session {
             Outcome::Failed { status, message } => (*status, String::new(), Some(message.clone())),
             Outcome::Rpc(e) => (Status::UpstreamError, String::new(), Some(e.to_string())),
         };
-        self.trace.record(TraceEvent {
-            seq: 0,
-            at_ms,
-            transport,
-            op: "call",
-            tool: Some(tool.to_string()),
-            provenance,
-            arguments: Some(arguments),
-            fault: fault.map(|f| f.kind.as_str().to_string()),
-            status,
-            result_bytes: text.len(),
-            result_text: text,
-            truncated: false,
-            tools: None,
-            error,
-            duration_ms: start.elapsed().as_secs_f64() * 1000.0,
-        });
+        pending.finish(status, text, error);
         outcome
     }
 

@@ -1,8 +1,11 @@
 //! The authoritative trace of a session: every `tools/list` and tool call the gateway
 //! served, with monotonic timestamps, the arguments, the fault applied, the status and
 //! the result text (capped). The agent cannot forge it: it is the gateway's own record.
+//! A call is recorded when it starts ([`Trace::begin`]) and completed when it is
+//! answered, so a call still being served is `in_flight` and one whose client went away
+//! before the answer is `cancelled` — never missing.
 
-use std::sync::Mutex;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use serde::Serialize;
@@ -34,6 +37,11 @@ pub enum Status {
     InvalidArguments,
     /// The upstream answered with a JSON-RPC error, passed through.
     UpstreamError,
+    /// The client went away (disconnected) before the gateway answered: the call was
+    /// made, its answer never delivered.
+    Cancelled,
+    /// Not answered yet when the trace was taken: the gateway was still serving it.
+    InFlight,
 }
 
 impl Status {
@@ -47,7 +55,11 @@ impl Status {
             Status::InvalidArguments => "INVALID_ARGUMENTS",
             Status::FixtureMiss => "FIXTURE_MISS",
             Status::UpstreamError => "UPSTREAM_ERROR",
-            Status::Ok | Status::ToolError | Status::Empty => "INTERNAL",
+            Status::Ok
+            | Status::ToolError
+            | Status::Empty
+            | Status::Cancelled
+            | Status::InFlight => "INTERNAL",
         }
     }
 }
@@ -55,7 +67,7 @@ impl Status {
 /// One event.
 #[derive(Debug, Clone, Serialize)]
 pub struct TraceEvent {
-    /// Order within the session, from 1.
+    /// Order within the session, from 1: the order in which calls and lists started.
     pub seq: u64,
     /// Milliseconds since the session opened (monotonic clock).
     pub at_ms: f64,
@@ -91,7 +103,8 @@ pub struct TraceEvent {
     /// A message for failures.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// How long the gateway took to answer, in milliseconds.
+    /// How long the gateway took to answer, in milliseconds (for a call in flight, how
+    /// long it has been served so far; for a cancelled one, until the client went away).
     pub duration_ms: f64,
 }
 
@@ -118,8 +131,43 @@ impl Trace {
         self.started.elapsed().as_secs_f64() * 1000.0
     }
 
-    /// Records an event; `seq` and the capping of `result_text` are done here.
+    /// Records an event that is over as it happens (a list, a refused call); `seq` and
+    /// the capping of `result_text` are done here.
     pub fn record(&self, mut event: TraceEvent) {
+        self.cap_text(&mut event);
+        let mut events = self.lock();
+        event.seq = events.len() as u64 + 1;
+        events.push(event);
+    }
+
+    /// Records a call as it starts, `in_flight`, and returns the guard that completes it.
+    /// Dropped without [`PendingCall::finish`] (the client went away and the handler
+    /// with it), the call stays in the trace as `cancelled`.
+    pub fn begin(&self, mut event: TraceEvent) -> PendingCall<'_> {
+        event.status = Status::InFlight;
+        let mut events = self.lock();
+        event.seq = events.len() as u64 + 1;
+        let index = events.len();
+        events.push(event);
+        PendingCall {
+            trace: self,
+            index,
+            started: Instant::now(),
+            finished: false,
+        }
+    }
+
+    /// A copy of every event so far; a call still in flight has its duration so far.
+    pub fn events(&self) -> Vec<TraceEvent> {
+        let now_ms = self.now_ms();
+        let mut events = self.lock().clone();
+        for e in events.iter_mut().filter(|e| e.status == Status::InFlight) {
+            e.duration_ms = now_ms - e.at_ms;
+        }
+        events
+    }
+
+    fn cap_text(&self, event: &mut TraceEvent) {
         event.result_bytes = event.result_bytes.max(event.result_text.len());
         if event.result_text.len() > self.cap {
             let mut cut = self.cap;
@@ -129,14 +177,54 @@ impl Trace {
             event.result_text.truncate(cut);
             event.truncated = true;
         }
-        let mut events = self.events.lock().expect("not poisoned");
-        event.seq = events.len() as u64 + 1;
-        events.push(event);
     }
 
-    /// A copy of every event so far.
-    pub fn events(&self) -> Vec<TraceEvent> {
-        self.events.lock().expect("not poisoned").clone()
+    /// The events; a panic elsewhere while holding the lock must not lose the record
+    /// (nor panic again in a drop guard).
+    fn lock(&self) -> MutexGuard<'_, Vec<TraceEvent>> {
+        self.events.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A call recorded as started: [`PendingCall::finish`] records its answer; dropping it
+/// unfinished records it `cancelled`.
+#[must_use = "dropping a pending call records it as cancelled"]
+pub struct PendingCall<'a> {
+    trace: &'a Trace,
+    index: usize,
+    started: Instant,
+    finished: bool,
+}
+
+impl PendingCall<'_> {
+    /// Records the answer: its status, its result text (capped) and its error message.
+    pub fn finish(mut self, status: Status, result_text: String, error: Option<String>) {
+        self.finished = true;
+        self.complete(status, result_text, error);
+    }
+
+    fn complete(&self, status: Status, result_text: String, error: Option<String>) {
+        let duration_ms = self.started.elapsed().as_secs_f64() * 1000.0;
+        let mut events = self.trace.lock();
+        let event = &mut events[self.index];
+        event.status = status;
+        event.result_bytes = result_text.len();
+        event.result_text = result_text;
+        event.error = error;
+        event.duration_ms = duration_ms;
+        self.trace.cap_text(event);
+    }
+}
+
+impl Drop for PendingCall<'_> {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.complete(
+                Status::Cancelled,
+                String::new(),
+                Some("the client went away before the gateway answered".into()),
+            );
+        }
     }
 }
 
