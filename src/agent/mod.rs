@@ -33,6 +33,9 @@ impl Tools {
         let client = reqwest::Client::builder()
             .timeout(Duration::from_secs(60))
             .no_proxy()
+            // Idle pooled connections are dropped before a server's idle limit can close
+            // one under a request (the gateway's is 120 s).
+            .pool_idle_timeout(std::time::Duration::from_secs(20))
             .build()
             .map_err(|e| e.to_string())?;
         let listed: Value = client

@@ -57,7 +57,9 @@ pub struct GatewayOptions {
     /// How removed tools answer `tools/call` over MCP.
     pub not_found_style: NotFoundStyle,
     /// How long a client may take to send a request's headers (also how long an idle
-    /// keep-alive connection stays open); then its connection is closed.
+    /// keep-alive connection stays open); then its connection is closed. Longer than the
+    /// idle timeouts of common client pools (reqwest, Go: 90 s), so that a pooled
+    /// connection is dropped by its client before the gateway closes it under a request.
     pub header_read_timeout: Duration,
 }
 
@@ -70,7 +72,7 @@ impl Default for GatewayOptions {
             trace_text_cap: 64 * 1024,
             page_size: 100,
             not_found_style: NotFoundStyle::default(),
-            header_read_timeout: Duration::from_secs(30),
+            header_read_timeout: Duration::from_secs(120),
         }
     }
 }

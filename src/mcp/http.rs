@@ -31,6 +31,9 @@ impl HttpConnection {
         HttpConnection {
             client: reqwest::Client::builder()
                 .no_proxy()
+                // Idle pooled connections are dropped before a server's idle limit can close
+                // one under a request (the gateway's is 120 s).
+                .pool_idle_timeout(std::time::Duration::from_secs(20))
                 .build()
                 .expect("a default client builds"),
             url,

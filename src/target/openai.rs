@@ -45,6 +45,9 @@ pub(super) async fn invoke(spec: &ModelSpec<'_>, request: &Request, limits: Limi
     let tools = match reqwest::Client::builder()
         .timeout(spec.timeout)
         .no_proxy()
+        // Idle pooled connections are dropped before a server's idle limit can close
+        // one under a request (the gateway's is 120 s).
+        .pool_idle_timeout(std::time::Duration::from_secs(20))
         .build()
     {
         Ok(client) => SessionTools {
