@@ -108,11 +108,17 @@ pub struct TraceEvent {
     pub duration_ms: f64,
 }
 
+/// The most result text a session's trace keeps in all (each result is also capped):
+/// an agent calling a large tool a hundred thousand times must not exhaust the
+/// verifier's memory or its report. Past it, results are kept as `truncated` and empty.
+pub(super) const SESSION_TEXT_BUDGET: usize = 32 * 1024 * 1024;
+
 /// A session's trace.
 #[derive(Debug)]
 pub struct Trace {
     started: Instant,
     cap: usize,
+    kept: std::sync::atomic::AtomicUsize,
     events: Mutex<Vec<TraceEvent>>,
 }
 
@@ -122,6 +128,7 @@ impl Trace {
         Trace {
             started: Instant::now(),
             cap,
+            kept: std::sync::atomic::AtomicUsize::new(0),
             events: Mutex::new(Vec::new()),
         }
     }
@@ -168,9 +175,18 @@ impl Trace {
     }
 
     fn cap_text(&self, event: &mut TraceEvent) {
+        use std::sync::atomic::Ordering;
         event.result_bytes = event.result_bytes.max(event.result_text.len());
-        if event.result_text.len() > self.cap {
-            let mut cut = self.cap;
+        let want = event.result_text.len().min(self.cap);
+        let before = self
+            .kept
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |k| {
+                Some(k.saturating_add(want).min(SESSION_TEXT_BUDGET))
+            })
+            .unwrap_or_else(|k| k);
+        let cap = want.min(SESSION_TEXT_BUDGET - before.min(SESSION_TEXT_BUDGET));
+        if event.result_text.len() > cap {
+            let mut cut = cap;
             while !event.result_text.is_char_boundary(cut) {
                 cut -= 1;
             }
@@ -252,4 +268,46 @@ pub fn result_text(result: &Value) -> String {
         })
         .collect();
     texts.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(text: &str) -> TraceEvent {
+        TraceEvent {
+            seq: 0,
+            at_ms: 0.0,
+            transport: "rest",
+            op: "call",
+            tool: Some("t".into()),
+            provenance: None,
+            arguments: None,
+            fault: None,
+            status: Status::Ok,
+            result_bytes: 0,
+            result_text: text.into(),
+            truncated: false,
+            tools: None,
+            error: None,
+            duration_ms: 0.0,
+        }
+    }
+
+    #[test]
+    fn a_session_keeps_at_most_its_text_budget() {
+        let mib = "x".repeat(1024 * 1024);
+        let trace = Trace::new(mib.len());
+        let n = SESSION_TEXT_BUDGET / mib.len() + 3;
+        for _ in 0..n {
+            trace.record(call(&mib));
+        }
+        let events = trace.events();
+        assert_eq!(events.len(), n, "every call is still recorded");
+        let kept: usize = events.iter().map(|e| e.result_text.len()).sum();
+        assert_eq!(kept, SESSION_TEXT_BUDGET);
+        assert!(events.last().unwrap().truncated);
+        assert_eq!(events.last().unwrap().result_bytes, mib.len(), "the size is kept");
+        assert!(!events[0].truncated);
+    }
 }
