@@ -1294,3 +1294,41 @@ fn processes_the_agent_left_running_are_killed_at_the_end() {
         "{stderr}"
     );
 }
+
+/// An HTTP target that was reached but whose answer is not HTTP that can be read (here a
+/// head that never ends) is the verifier's `error` — and says it was reached.
+#[test]
+fn an_unreadable_http_answer_is_named_as_such() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().take(4) {
+            let Ok(mut stream) = stream else { continue };
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\n");
+            let header = format!("X-Padding: {}\r\n", "y".repeat(1000));
+            for _ in 0..2000 {
+                if stream.write_all(header.as_bytes()).is_err() {
+                    break;
+                }
+            }
+        }
+    });
+    let dir = project(
+        &format!("  kind: http\n  url: \"http://127.0.0.1:{port}/agent\"\n  timeout: 10s"),
+        "",
+    );
+    let (code, report, stderr) = run_json(dir.path(), &[]);
+    assert_eq!(code, exit_code::UNAVAILABLE, "{stderr}");
+    let finding = &report["cells"][0]["findings"][0];
+    assert_eq!(finding["check"], "target_unavailable");
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("gave no readable HTTP response"),
+        "{finding:#}"
+    );
+}

@@ -39,9 +39,19 @@ pub(super) async fn invoke(
     let attempt = async {
         let resp = match req.send().await {
             Ok(r) => r,
-            Err(e) => {
+            Err(e) if e.is_connect() => {
                 return Invocation::Failed {
                     reason: format!("cannot reach the agent at {url}: {}", root_cause(&e)),
+                };
+            }
+            // Reached, but no HTTP response came back that can be read (a connection
+            // closed at once, a head that never ends): nothing of the agent to judge.
+            Err(e) => {
+                return Invocation::Failed {
+                    reason: format!(
+                        "the agent at {url} gave no readable HTTP response: {}",
+                        root_cause(&e)
+                    ),
                 };
             }
         };
