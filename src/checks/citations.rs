@@ -156,7 +156,10 @@ pub fn unsupported(facts: &[Fact], evidence: &str) -> Vec<Fact> {
     let haystack = normalize(evidence);
     let mut found = vec![false; wanted.len()];
     for m in ac.find_overlapping_iter(&haystack) {
-        found[m.pattern().as_usize()] = true;
+        // `$3` is not supported by evidence saying `$30`.
+        if super::text::whole(&haystack, m.start(), m.len()) {
+            found[m.pattern().as_usize()] = true;
+        }
     }
     wanted
         .iter()

@@ -10,6 +10,14 @@
 pub fn normalize(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
+        // Typographic dashes and quotes are the same facts as their ASCII forms (models
+        // write `claude‑3‑5` with U+2011, `60 days’ notice` with U+2019).
+        let c = match c {
+            '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' => '\'',
+            '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' => '"',
+            other => other,
+        };
         if c.is_ascii() {
             if !c.is_ascii_whitespace() {
                 out.push(c.to_ascii_lowercase());
@@ -54,10 +62,30 @@ fn strip_thousands(s: &str) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// Whether `needle` occurs in `haystack` once both are normalized.
+/// Whether `needle` occurs in `haystack` once both are normalized, as a whole number:
+/// `$3` is not in `$30`, `42` is not in `1420`, `USD 15,000` is not in `USD 150,000`.
 pub(crate) fn contains(haystack: &str, needle: &str) -> bool {
     let n = normalize(needle);
-    !n.is_empty() && normalize(haystack).contains(&n)
+    let h = normalize(haystack);
+    !n.is_empty()
+        && h.match_indices(n.as_str())
+            .any(|(at, _)| whole(&h, at, n.len()))
+}
+
+/// Whether the match of `len` bytes at `at` in the normalized `h` does not cut a number:
+/// a match starting with a digit must not follow one, and one ending with a digit must
+/// not be followed by a digit, or by a decimal point and a digit.
+pub(crate) fn whole(h: &str, at: usize, len: usize) -> bool {
+    let b = h.as_bytes();
+    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    let (first, last) = (at, at + len - 1);
+    if digit(first) && first > 0 && digit(first - 1) {
+        return false;
+    }
+    if digit(last) && (digit(last + 1) || (b.get(last + 1) == Some(&b'.') && digit(last + 2))) {
+        return false;
+    }
+    true
 }
 
 #[cfg(test)]
@@ -78,6 +106,23 @@ mod tests {
         assert!(contains("费用 １２，０００ 美元", "12,000 美元"));
         assert!(contains("1,234,567 tokens", "1234567 tokens"));
         assert!(!contains("1,23 and 4", "1234"));
+        assert!(contains(
+            "a non‑breaking claude‑3‑5 – and “quotes” ’",
+            "claude-3-5 - and \"quotes\" '"
+        ));
+    }
+
+    #[test]
+    fn numbers_match_whole() {
+        assert!(contains("Basic costs $3 per month", "$3"));
+        assert!(!contains("Basic costs $30 per month", "$3"));
+        assert!(!contains("Basic costs $3.50 per month", "$3"));
+        assert!(contains("ends in 3.", "3"));
+        assert!(!contains("includes 1420 seats", "42"));
+        assert!(contains("the answer is 42", "42"));
+        assert!(!contains("USD 150,000", "USD 15,000"));
+        assert!(!contains("$75,000", "$75"));
+        assert!(contains("version 4.6 today", "4.6"));
         assert!(!contains("anything", "  "));
     }
 }

@@ -47,12 +47,7 @@ pub(crate) fn check(
         }
     }
     if !rules.url_whitelist.is_empty() {
-        let allowed = |u: &str| {
-            rules
-                .url_whitelist
-                .iter()
-                .any(|p| u.starts_with(p.as_str()))
-        };
+        let allowed = |u: &str| rules.url_whitelist.iter().any(|p| url_within(u, p));
         for e in &calls {
             let mut urls = Vec::new();
             collect_urls(e.arguments.as_ref().unwrap_or(&Value::Null), &mut urls);
@@ -144,11 +139,121 @@ fn list(tools: &[&String]) -> String {
 /// Every string in a JSON value that is an http(s) URL.
 pub(crate) fn collect_urls(v: &Value, out: &mut Vec<String>) {
     match v {
-        Value::String(s) if s.starts_with("http://") || s.starts_with("https://") => {
-            out.push(s.clone())
-        }
+        Value::String(s) => urls_in(s, out),
         Value::Array(items) => items.iter().for_each(|i| collect_urls(i, out)),
         Value::Object(map) => map.values().for_each(|i| collect_urls(i, out)),
         _ => {}
+    }
+}
+
+/// The URLs in a string: every `http://` or `https://` in it, whatever its case and
+/// wherever it stands (`see https://…`), and a string that is a scheme-relative
+/// `//host/…` URL.
+fn urls_in(s: &str, out: &mut Vec<String>) {
+    let t = s.trim();
+    if t.starts_with("//") && t.len() > 2 && !t[2..].starts_with('/') {
+        out.push(t.split_whitespace().next().unwrap_or(t).to_string());
+    }
+    let lower = t.to_ascii_lowercase();
+    let mut from = 0;
+    // The nearer of the two schemes, each time.
+    let next = |from: usize| {
+        ["http://", "https://"]
+            .iter()
+            .filter_map(|p| lower[from..].find(p).map(|i| i + from))
+            .min()
+    };
+    while let Some(at) = next(from) {
+        let end = t[at..]
+            .find(|c: char| c.is_whitespace() || "\"'<>()[]{}`".contains(c))
+            .map_or(t.len(), |i| at + i);
+        out.push(
+            t[at..end]
+                .trim_end_matches(['.', ',', ';', ':', '!', '?'])
+                .to_string(),
+        );
+        from = end.max(at + 1);
+    }
+}
+
+/// Whether `url` lies within the whitelisted `prefix`, compared as URLs, not text: the
+/// same scheme, host (case-insensitive; `docs.example.com.evil.com` is another host) and
+/// port, no user information (`docs.example.com@evil.com`), and the prefix's path as
+/// whole segments (`/api` covers `/api/x`, not `/apiv2`). A scheme-relative URL is read
+/// as https.
+pub(crate) fn url_within(url: &str, prefix: &str) -> bool {
+    let absolute = match url.strip_prefix("//") {
+        Some(rest) => format!("https://{rest}"),
+        None => url.to_string(),
+    };
+    let (Ok(u), Ok(p)) = (url::Url::parse(&absolute), url::Url::parse(prefix)) else {
+        return false;
+    };
+    if !u.username().is_empty() || u.password().is_some() {
+        return false;
+    }
+    if u.scheme() != p.scheme()
+        || u.host_str() != p.host_str()
+        || u.port_or_known_default() != p.port_or_known_default()
+    {
+        return false;
+    }
+    let (up, pp) = (u.path(), p.path());
+    pp.ends_with('/') && up.starts_with(pp)
+        || up == pp
+        || up
+            .strip_prefix(pp)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn whitelisted_urls_are_compared_as_urls() {
+        let p = "https://docs.anthropic.com";
+        for ok in [
+            "https://docs.anthropic.com/en/docs/models",
+            "HTTPS://DOCS.Anthropic.com/x",
+            "https://docs.anthropic.com:443/x",
+            "//docs.anthropic.com/x",
+        ] {
+            assert!(url_within(ok, p), "{ok}");
+        }
+        for bad in [
+            "https://docs.anthropic.com.evil.com/x",
+            "https://docs.anthropic.com@evil.com/x",
+            "https://user:pw@docs.anthropic.com/x",
+            "http://docs.anthropic.com/x",
+            "https://docs.anthropic.com:8443/x",
+            "https://evil.com/https://docs.anthropic.com",
+            "//evil.com/x",
+            "not a url",
+        ] {
+            assert!(!url_within(bad, p), "{bad}");
+        }
+        assert!(url_within("https://a.com/api/x", "https://a.com/api"));
+        assert!(url_within("https://a.com/api", "https://a.com/api"));
+        assert!(!url_within("https://a.com/apiv2", "https://a.com/api"));
+        assert!(url_within("https://a.com/api/v2", "https://a.com/api/"));
+    }
+
+    #[test]
+    fn urls_are_found_anywhere_in_strings() {
+        let mut out = Vec::new();
+        collect_urls(
+            &json!({"a": ["see https://evil.com/inline, then HTTPS://EVIL.COM/p.", " https://x.io/y "], "b": {"c": "//evil.com/m"}, "d": "no url"}),
+            &mut out,
+        );
+        assert_eq!(
+            out,
+            [
+                "https://evil.com/inline",
+                "HTTPS://EVIL.COM/p",
+                "https://x.io/y",
+                "//evil.com/m"
+            ]
+        );
     }
 }

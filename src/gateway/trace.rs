@@ -307,7 +307,11 @@ mod tests {
         let kept: usize = events.iter().map(|e| e.result_text.len()).sum();
         assert_eq!(kept, SESSION_TEXT_BUDGET);
         assert!(events.last().unwrap().truncated);
-        assert_eq!(events.last().unwrap().result_bytes, mib.len(), "the size is kept");
+        assert_eq!(
+            events.last().unwrap().result_bytes,
+            mib.len(),
+            "the size is kept"
+        );
         assert!(!events[0].truncated);
     }
 }

@@ -140,6 +140,35 @@ pub struct Response {
     pub protocol: Vec<String>,
 }
 
+/// Citations and self-reported calls that cannot be read (a citation without a string
+/// `url`, a call without a string `tool`, either list not a list): they are left out of
+/// the checks, and each is named rather than dropped in silence.
+fn malformed_entries(map: &serde_json::Map<String, Value>) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut check = |key: &str, field: &str, readable: &dyn Fn(&Value) -> bool| match map.get(key) {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate().filter(|(_, v)| !readable(v)) {
+                let shown: String = item.to_string().chars().take(120).collect();
+                out.push(format!(
+                    "`{key}[{i}]` has no string `{field}` and was left out: {shown}"
+                ));
+            }
+        }
+        Some(other) => out.push(format!(
+            "`{key}` is not a list and was left out: {}",
+            other.to_string().chars().take(120).collect::<String>()
+        )),
+    };
+    check("citations", "url", &|c| {
+        c.is_string() || c.get("url").is_some_and(Value::is_string)
+    });
+    check("trace", "tool", &|t| {
+        t.get("tool").is_some_and(Value::is_string)
+    });
+    out
+}
+
 /// The keys of a `fibon.agent/v1` response.
 const KEYS: [&str; 6] = [
     "output",
@@ -254,7 +283,7 @@ impl Response {
                 })
                 .unwrap_or_default(),
             notes: Vec::new(),
-            protocol: Vec::new(),
+            protocol: malformed_entries(map),
         }
     }
 
@@ -389,6 +418,22 @@ pub async fn invoke(target: &Target, request: &Request, limits: Limits) -> Invoc
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unreadable_citations_and_calls_are_named_not_dropped() {
+        let r = Response::parse(
+            br#"{"output": "x", "citations": [{"href": "https://evil"}, {"url": ["https://evil"]}, "https://ok"], "trace": [{"name": "t"}]}"#,
+        );
+        assert_eq!(r.citations.len(), 1);
+        assert_eq!(r.protocol.len(), 3, "{:?}", r.protocol);
+        assert!(r.protocol[0].starts_with("`citations[0]` has no string `url`"));
+        assert!(r.protocol[2].starts_with("`trace[0]` has no string `tool`"));
+        let r = Response::parse(br#"{"output": "x", "citations": "https://a"}"#);
+        assert_eq!(
+            r.protocol,
+            ["`citations` is not a list and was left out: \"https://a\""]
+        );
+    }
 
     #[test]
     fn reads_responses_tolerantly() {
