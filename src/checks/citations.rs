@@ -41,6 +41,12 @@ pub struct Fact {
     pub kind: FactKind,
 }
 
+/// Words that number parts of things rather than name products.
+const GENERIC: [&str; 16] = [
+    "version", "section", "chapter", "article", "clause", "step", "table", "figure", "page",
+    "part", "item", "rule", "level", "phase", "stage", "release",
+];
+
 fn patterns() -> &'static [(FactKind, Regex)] {
     static P: OnceLock<Vec<(FactKind, Regex)>> = OnceLock::new();
     P.get_or_init(|| {
@@ -56,6 +62,8 @@ fn patterns() -> &'static [(FactKind, Regex)] {
             (FactKind::Date, format!(r"\b\d{{1,2}}\s+(?:{months})\.?,?\s+\d{{4}}\b")),
             (FactKind::Identifier, r"\b[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)+\b".to_string()),
             (FactKind::Identifier, r"\bv\d+(?:\.\d+)*\b|\b\d+\.\d+\.\d+(?:\.\d+)?\b".to_string()),
+            // A product and its version: `Claude 3.5`, `GPT 4.1`, `Python 3.11`.
+            (FactKind::Identifier, r"\b[A-Z][A-Za-z]+\s\d+\.\d+\b".to_string()),
             (FactKind::Amount, format!(r"(?:[$€£¥￥]|\b(?:USD|EUR|GBP|CNY|RMB|JPY)\s?){n}(?:\s?(?:[KMB]\b|k\b|million|billion|thousand))?")),
             (FactKind::Amount, format!(r"{n}\s?(?:万|亿|千|百万)?\s?(?:美元|元|欧元|人民币|港元|日元|dollars?\b|euros?\b|USD\b|EUR\b)")),
             (FactKind::Percentage, format!(r"{n}\s?%")),
@@ -71,7 +79,23 @@ fn patterns() -> &'static [(FactKind, Regex)] {
 }
 
 /// The key facts of a text, without overlaps (the longest span wins), in text order.
+/// Typographic hyphens and dashes are read as `-` (`claude‐3‐5` is `claude-3-5`).
 pub fn extract(text: &str) -> Vec<Fact> {
+    let folded: String;
+    let text = if text.contains([
+        '\u{2010}', '\u{2011}', '\u{2012}', '\u{2013}', '\u{2014}', '\u{2212}',
+    ]) {
+        folded = text
+            .chars()
+            .map(|c| match c {
+                '\u{2010}'..='\u{2014}' | '\u{2212}' => '-',
+                c => c,
+            })
+            .collect();
+        folded.as_str()
+    } else {
+        text
+    };
     let mut spans: Vec<(usize, usize, FactKind)> = Vec::new();
     for (kind, re) in patterns() {
         for m in re.find_iter(text) {
@@ -81,6 +105,14 @@ pub fn extract(text: &str) -> Vec<Fact> {
             }
             // An identifier needs a digit (or it is prose with hyphens, "e.g.", "well-known").
             if *kind == FactKind::Identifier && !s.bytes().any(|b| b.is_ascii_digit()) {
+                continue;
+            }
+            // `Name 3.5` is a product's version, unless the name is a word for a part of a
+            // document ("Version 2.1", "Section 4.1"): its number is then the fact.
+            if *kind == FactKind::Identifier
+                && let Some((word, _)) = s.split_once(char::is_whitespace)
+                && GENERIC.contains(&word.to_ascii_lowercase().as_str())
+            {
                 continue;
             }
             spans.push((m.start(), m.start() + s.len(), *kind));
@@ -107,7 +139,8 @@ pub fn extract(text: &str) -> Vec<Fact> {
 }
 
 /// The text of an output for fact extraction: a string as is; for JSON, its string
-/// values (keys and punctuation are not claims). A string that is itself a JSON object or
+/// values and the keys that are phrases (names such as `answer` and punctuation are not
+/// claims; `"Latest model: x-9 at $1": "see note"` is). A string that is itself a JSON object or
 /// array — an answer a recorder stored serialized — is read as that JSON.
 pub fn output_text(output: &serde_json::Value) -> String {
     fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
@@ -118,7 +151,15 @@ pub fn output_text(output: &serde_json::Value) -> String {
             },
             serde_json::Value::Number(n) => out.push(n.to_string()),
             serde_json::Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
-            serde_json::Value::Object(map) => map.values().for_each(|i| walk(i, out)),
+            serde_json::Value::Object(map) => {
+                for (key, value) in map {
+                    // A key that is a phrase, not a name, is a claim like any value.
+                    if key.trim().contains(char::is_whitespace) {
+                        out.push(key.clone());
+                    }
+                    walk(value, out);
+                }
+            }
             _ => {}
         }
     }
@@ -232,6 +273,12 @@ mod tests {
             output_text(&serde_json::Value::String(object.to_string())),
             want,
             "a recorder stored the object as a string"
+        );
+        assert_eq!(
+            output_text(
+                &serde_json::json!({"note": "n", "Latest model: claude-opus-9-9 at $1": "see note"})
+            ),
+            "n\nLatest model: claude-opus-9-9 at $1\nsee note"
         );
         for plain in ["{not json}", "[see the docs]", "a \"quoted\" claim"] {
             assert_eq!(output_text(&plain.into()), plain);

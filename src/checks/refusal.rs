@@ -157,10 +157,21 @@ fn sentence_refuses(sentence: &str, l: &Lexicon) -> bool {
             }
         })
     };
-    if has(&l.failure) {
+    // A failure named as a condition ("retry whenever a request timed out", "if the API
+    // is down, back off") is advice, not a report of this request's failure.
+    if has(&l.failure) && !conditional(&spaced) {
         return true;
     }
     has(&l.inability) && has(&l.self_) && (has(&l.reason) || has(&l.answer))
+}
+
+/// Whether a sentence (normalized, with word-start marks) states a condition.
+fn conditional(spaced: &str) -> bool {
+    const EN: [&str; 4] = ["if", "whenever", "unless", "in case"];
+    const ZH: [&str; 6] = ["如果", "假如", "若是", "一旦", "每当", "万一"];
+    EN.iter()
+        .any(|w| spaced.contains(&format!("\u{1}{}\u{1}", w.replace(' ', "\u{1}"))))
+        || ZH.iter().any(|w| spaced.contains(w))
 }
 
 /// Normalized, keeping the word-boundary marks.
