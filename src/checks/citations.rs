@@ -227,6 +227,26 @@ fn quote_inner(f: &Fact) -> &str {
     }
 }
 
+/// Whether `text` holds `url` whole: `…/pricing` is not read because `…/pricing/basic` was
+/// (a trailing `/` or sentence punctuation after it is allowed). Scheme and host compare
+/// case-insensitively.
+fn mentions_url(text: &str, url: &str) -> bool {
+    let url = url.trim();
+    if url.is_empty() {
+        return false;
+    }
+    let (hay, needle) = (text.to_ascii_lowercase(), url.to_ascii_lowercase());
+    let ends_token = |rest: &str| {
+        let rest = rest.strip_prefix('/').unwrap_or(rest);
+        let rest = rest.trim_start_matches(['.', ',', ';', ':', '!', '?']);
+        rest.chars()
+            .next()
+            .is_none_or(|c| c.is_whitespace() || "\"'<>()[]{}`，。；、】）".contains(c))
+    };
+    hay.match_indices(needle.as_str())
+        .any(|(at, m)| ends_token(&hay[at + m.len()..]))
+}
+
 /// URLs cited in the answer text and in `citations` that no successful call carried or
 /// returned: citations of pages the agent never read.
 pub fn forged_urls(
@@ -241,10 +261,9 @@ pub fn forged_urls(
         .map(|f| f.text)
         .collect();
     cited.extend(citations.iter().cloned());
-    let ev = normalize(evidence);
     let mut out = Vec::new();
     for url in cited {
-        let known = fetched.iter().any(|f| same_url(f, &url)) || ev.contains(&normalize(&url));
+        let known = fetched.iter().any(|f| same_url(f, &url)) || mentions_url(evidence, &url);
         if !known && !out.contains(&url) {
             out.push(url);
         }
@@ -262,6 +281,16 @@ mod tests {
 
     fn texts(s: &str) -> Vec<String> {
         extract(s).into_iter().map(|f| f.text).collect()
+    }
+
+    #[test]
+    fn a_cited_url_is_read_only_if_it_was_there_whole() {
+        let ev = "hits: https://docs.example.com/pricing/basic and HTTPS://Docs.Example.com/faq.";
+        assert!(mentions_url(ev, "https://docs.example.com/pricing/basic"));
+        assert!(mentions_url(ev, "https://docs.example.com/faq"));
+        assert!(!mentions_url(ev, "https://docs.example.com/pricing"));
+        assert!(!mentions_url(ev, "https://docs.example.com/pric"));
+        assert!(!mentions_url(ev, ""));
     }
 
     #[test]

@@ -151,7 +151,7 @@ fn malformed_entries(map: &serde_json::Map<String, Value>) -> Vec<String> {
             for (i, item) in items.iter().enumerate().filter(|(_, v)| !readable(v)) {
                 let shown: String = item.to_string().chars().take(120).collect();
                 out.push(format!(
-                    "`{key}[{i}]` has no string `{field}` and was left out: {shown}"
+                    "`{key}[{i}]` has no `{field}` (a non-empty string) and was left out: {shown}"
                 ));
             }
         }
@@ -160,12 +160,11 @@ fn malformed_entries(map: &serde_json::Map<String, Value>) -> Vec<String> {
             other.to_string().chars().take(120).collect::<String>()
         )),
     };
+    let non_empty = |v: &Value| v.as_str().is_some_and(|u| !u.trim().is_empty());
     check("citations", "url", &|c| {
-        c.is_string() || c.get("url").is_some_and(Value::is_string)
+        non_empty(c) || c.get("url").is_some_and(non_empty)
     });
-    check("trace", "tool", &|t| {
-        t.get("tool").is_some_and(Value::is_string)
-    });
+    check("trace", "tool", &|t| t.get("tool").is_some_and(non_empty));
     out
 }
 
@@ -255,12 +254,16 @@ impl Response {
                 .map(|cs| {
                     cs.iter()
                         .filter_map(|c| match c {
-                            Value::String(u) => Some(Citation {
+                            Value::String(u) if !u.trim().is_empty() => Some(Citation {
                                 url: u.clone(),
                                 quote: None,
                             }),
                             Value::Object(o) => Some(Citation {
-                                url: o.get("url")?.as_str()?.to_string(),
+                                url: o
+                                    .get("url")?
+                                    .as_str()
+                                    .filter(|u| !u.trim().is_empty())?
+                                    .to_string(),
                                 quote: o.get("quote").and_then(Value::as_str).map(String::from),
                             }),
                             _ => None,
@@ -426,8 +429,8 @@ mod tests {
         );
         assert_eq!(r.citations.len(), 1);
         assert_eq!(r.protocol.len(), 3, "{:?}", r.protocol);
-        assert!(r.protocol[0].starts_with("`citations[0]` has no string `url`"));
-        assert!(r.protocol[2].starts_with("`trace[0]` has no string `tool`"));
+        assert!(r.protocol[0].starts_with("`citations[0]` has no `url` (a non-empty string)"));
+        assert!(r.protocol[2].starts_with("`trace[0]` has no `tool` (a non-empty string)"));
         let r = Response::parse(br#"{"output": "x", "citations": "https://a"}"#);
         assert_eq!(
             r.protocol,
