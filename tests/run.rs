@@ -1332,3 +1332,53 @@ fn an_unreadable_http_answer_is_named_as_such() {
         "{finding:#}"
     );
 }
+
+/// The URL whitelist compares URLs, not text, and covers URLs the answer names.
+#[test]
+fn the_url_whitelist_is_not_fooled_by_look_alike_hosts() {
+    for (url, passes) in [
+        ("https://docs.example.com/limits", true),
+        ("HTTPS://Docs.Example.com/limits", true),
+        ("https://docs.example.com.evil.com/limits", false),
+        ("https://docs.example.com@evil.com/limits", false),
+    ] {
+        let dir = project(
+            &printing_agent(&format!("the answer is 42 (source: {url})"), "x"),
+            "",
+        );
+        // The tool returned the URL, so it is not a forged citation: only the whitelist
+        // decides.
+        let scenario = dir.path().join("scenarios/lookup.yaml");
+        let text = std::fs::read_to_string(&scenario).unwrap();
+        std::fs::write(
+            &scenario,
+            text.replace(
+                "\"the answer is 42\"",
+                &format!("\"the answer is 42, see {url}\""),
+            ),
+        )
+        .unwrap();
+        let contract = dir.path().join("contracts/lookup.yaml");
+        let text = std::fs::read_to_string(&contract).unwrap();
+        std::fs::write(
+            &contract,
+            text + "enforced_url_prefix_whitelist: [\"https://docs.example.com\"]\n",
+        )
+        .unwrap();
+        let (_, report, stderr) = run_json(dir.path(), &[]);
+        let q1 = &report["cells"][0];
+        if passes {
+            assert_eq!(q1["verdict"], "pass", "{url}: {q1:#} {stderr}");
+        } else {
+            assert_eq!(q1["verdict"], "contract_violation", "{url}: {q1:#}");
+            assert_eq!(q1["findings"][0]["check"], "url_whitelist", "{url}: {q1:#}");
+            assert!(
+                q1["findings"][0]["message"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("the answer cites"),
+                "{q1:#}"
+            );
+        }
+    }
+}

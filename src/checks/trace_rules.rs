@@ -73,6 +73,24 @@ pub(crate) fn check(
                 .with_evidence(json!({"url": c.url})),
             );
         }
+        // A URL named in the answer is cited as much as one in `citations`.
+        let mut named: Vec<String> =
+            super::citations::extract(&super::citations::output_text(&response.output))
+                .into_iter()
+                .filter(|f| f.kind == super::citations::FactKind::Url)
+                .map(|f| f.text)
+                .filter(|u| !allowed(u) && !response.citations.iter().any(|c| &c.url == u))
+                .collect();
+        named.dedup();
+        for u in named {
+            out.push(
+                Finding::error(
+                    "url_whitelist",
+                    format!("the answer cites `{u}`, outside the whitelist"),
+                )
+                .with_evidence(json!({"url": u})),
+            );
+        }
     }
     for action in &rules.prohibited_actions {
         if action == CUTOFF_MEMORY {
