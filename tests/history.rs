@@ -528,3 +528,35 @@ fn junit_stays_well_formed_whatever_the_recording_holds() {
         );
     }
 }
+
+/// A cancelled nightly job (SIGTERM) stops `sample`: the agents are killed, the cells that
+/// finished are written with `interrupted: true`, and it exits 130 — quickly.
+#[test]
+fn sample_stops_on_sigterm_with_a_partial_report() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path(), "import time; time.sleep(60)");
+    history(dir.path(), 20);
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_fibon-verify"))
+        .current_dir(dir.path())
+        .args(["sample", "--history", "history.jsonl", "--rate", "1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let t = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(t.elapsed() < std::time::Duration::from_secs(10), "{stderr}");
+    assert_eq!(code(&out), exit_code::INTERRUPTED, "{stderr}");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/report.json")).unwrap())
+            .unwrap();
+    assert_eq!(report["interrupted"], true);
+    assert_eq!(report["exit_code"], exit_code::INTERRUPTED);
+}

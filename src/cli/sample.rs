@@ -163,13 +163,31 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
                     }
                 })
                 .buffer_unordered(jobs);
-            let cells: Vec<CellReport> = replays.collect().await;
+            // Ctrl-C or SIGTERM (a cancelled nightly job): stop, kill the running agents
+            // (dropping their invocations kills their process groups), keep what finished.
+            let mut cells: Vec<CellReport> = Vec::new();
+            let mut replays = std::pin::pin!(replays);
+            let mut stop = std::pin::pin!(super::interrupted());
+            loop {
+                tokio::select! {
+                    next = replays.next() => match next {
+                        Some(cell) => cells.push(cell),
+                        None => break,
+                    },
+                    () = &mut stop => return Ok::<_, ExpectedError>((cells, None)),
+                }
+            }
             let lines = reader
                 .await
                 .map_err(std::io::Error::other)?
                 .map_err(ExpectedError::unreadable(&args.history))?;
-            Ok::<_, ExpectedError>((cells, lines))
+            Ok((cells, Some(lines)))
         });
+    let interrupted = matches!(replayed, Ok((_, None)));
+    if interrupted {
+        // The history reader may still be reading: do not wait for it.
+        runtime.shutdown_background();
+    }
     super::report_strays(crate::target::orphans::reap());
     let (mut cells, lines) = replayed?;
     bar.finish_and_clear();
@@ -204,7 +222,7 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
         start.elapsed().as_millis() as u64,
         cells,
         None,
-        false,
+        interrupted,
     );
     let mut codes = Vec::new();
     if !exceeded.is_empty() {
@@ -216,7 +234,12 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
     if report.summary.cells == 0 {
         codes.push(exit_code::NO_CELLS);
     }
-    report.exit_code = exit_code::combine(codes);
+    // Interrupted, the sample is partial: its stability says nothing yet.
+    report.exit_code = if interrupted {
+        exit_code::INTERRUPTED
+    } else {
+        exit_code::combine(codes)
+    };
     report.sampling = Some(json!({
         "history": args.history, "lines": lines, "rate": args.rate, "seed": args.seed,
         "max_instability": args.max_instability, "min_similarity": args.min_similarity,
