@@ -82,16 +82,8 @@ fn patterns() -> &'static [(FactKind, Regex)] {
 /// Typographic hyphens and dashes are read as `-` (`claude‐3‐5` is `claude-3-5`).
 pub fn extract(text: &str) -> Vec<Fact> {
     let folded: String;
-    let text = if text.contains([
-        '\u{2010}', '\u{2011}', '\u{2012}', '\u{2013}', '\u{2014}', '\u{2212}',
-    ]) {
-        folded = text
-            .chars()
-            .map(|c| match c {
-                '\u{2010}'..='\u{2014}' | '\u{2212}' => '-',
-                c => c,
-            })
-            .collect();
+    let text = if text.chars().any(|c| super::text::fold_dash(c) != c) {
+        folded = text.chars().map(super::text::fold_dash).collect();
         folded.as_str()
     } else {
         text

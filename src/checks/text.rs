@@ -12,8 +12,7 @@ pub fn normalize(s: &str) -> String {
     for c in s.chars() {
         // Typographic dashes and quotes are the same facts as their ASCII forms (models
         // write `claude‑3‑5` with U+2011, `60 days’ notice` with U+2019).
-        let c = match c {
-            '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+        let c = match fold_dash(c) {
             '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' => '\'',
             '\u{201C}' | '\u{201D}' | '\u{201E}' | '\u{201F}' | '\u{2033}' => '"',
             other => other,
@@ -35,6 +34,14 @@ pub fn normalize(s: &str) -> String {
         }
     }
     strip_thousands(&out)
+}
+
+/// A typographic hyphen, dash or minus as `-`; any other character as it is.
+pub(crate) fn fold_dash(c: char) -> char {
+    match c {
+        '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+        c => c,
+    }
 }
 
 /// Characters compatibility mapping leaves unchanged and case does not apply to.

@@ -74,14 +74,13 @@ pub(crate) fn check(
             );
         }
         // A URL named in the answer is cited as much as one in `citations`.
-        let mut named: Vec<String> =
+        let named: Vec<String> =
             super::citations::extract(&super::citations::output_text(&response.output))
                 .into_iter()
                 .filter(|f| f.kind == super::citations::FactKind::Url)
                 .map(|f| f.text)
                 .filter(|u| !allowed(u) && !response.citations.iter().any(|c| &c.url == u))
                 .collect();
-        named.dedup();
         for u in named {
             out.push(
                 Finding::error(

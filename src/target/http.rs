@@ -116,17 +116,7 @@ pub(super) async fn invoke(
                 ),
             };
         }
-        let json_body = usable && serde_json::from_slice::<serde_json::Value>(&body).is_ok();
-        if matches!(status.as_u16(), 502..=504) && !json_body {
-            let snippet: String = String::from_utf8_lossy(&body).chars().take(200).collect();
-            return Invocation::Failed {
-                reason: format!(
-                    "the agent endpoint {url} answered HTTP {status} with no agent response (a proxy in front of the agent could not reach it?): {}",
-                    snippet.trim()
-                ),
-            };
-        }
-        if json_body {
+        if usable && serde_json::from_slice::<serde_json::Value>(&body).is_ok() {
             return Invocation::Responded {
                 response: Response::parse(&body),
                 code,
@@ -135,6 +125,14 @@ pub(super) async fn invoke(
             };
         }
         let snippet: String = String::from_utf8_lossy(&body).chars().take(200).collect();
+        if matches!(status.as_u16(), 502..=504) {
+            return Invocation::Failed {
+                reason: format!(
+                    "the agent endpoint {url} answered HTTP {status} with no agent response (a proxy in front of the agent could not reach it?): {}",
+                    snippet.trim()
+                ),
+            };
+        }
         Invocation::HardInterrupt {
             reason: format!("HTTP {status} with no usable body: {snippet}"),
             stderr: String::new(),
