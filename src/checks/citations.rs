@@ -30,6 +30,10 @@ pub enum FactKind {
     Quantity,
     /// A quoted span.
     Quote,
+    /// A clock time: `08:05`, `8 点 05 分`.
+    Time,
+    /// A bare number, or a count: `500`, `10 seats`.
+    Number,
 }
 
 /// One key fact of an answer.

@@ -39,7 +39,12 @@ pub(crate) fn check_available(input: &CellInput<'_>, behavior: Behavior, out: &m
     }
 }
 
-pub(crate) fn check_fault(input: &CellInput<'_>, behavior: Behavior, out: &mut Vec<Finding>) {
+pub(crate) fn check_fault(
+    input: &CellInput<'_>,
+    behavior: Behavior,
+    reading: Option<&super::Reading>,
+    out: &mut Vec<Finding>,
+) {
     let fault = input.fault.expect("a fault cell");
     let semantics = input
         .contract
@@ -101,15 +106,7 @@ pub(crate) fn check_fault(input: &CellInput<'_>, behavior: Behavior, out: &mut V
             _ => Vec::new(),
         };
         let unfetched: Vec<&String> = cited.iter().filter(|u| !fetched.contains(u)).collect();
-        let facts =
-            super::citations::extract(&super::citations::output_text(match input.invocation {
-                Invocation::Responded { response, .. } => &response.output,
-                _ => &serde_json::Value::Null,
-            }));
-        let unsupported: Vec<String> = super::citations::unsupported(&facts, &input.evidence())
-            .into_iter()
-            .map(|f| f.text)
-            .collect();
+        let unsupported: Vec<String> = reading.map(super::Reading::ungrounded).unwrap_or_default();
         let evidence = json!({
             "fault": fault.as_str(),
             "unsupported_facts": unsupported,
@@ -126,11 +123,8 @@ pub(crate) fn check_fault(input: &CellInput<'_>, behavior: Behavior, out: &mut V
             );
         } else {
             out.push(
-                Finding::error(
-                    "silent_degradation",
-                    format!("{fault} was injected on {}, no failure signal reached the caller, and an answer was still produced", list(input.removed)),
-                )
-                .with_evidence(evidence),
+                Finding::error("silent_degradation", silent_message(input, fault, reading))
+                    .with_evidence(evidence),
             );
         }
         return;
@@ -158,6 +152,52 @@ pub(crate) fn check_fault(input: &CellInput<'_>, behavior: Behavior, out: &mut V
     out.push(finding.with_evidence(
         json!({"fault": fault.as_str(), "semantics": semantics.as_str(), "behavior": behavior}),
     ));
+}
+
+/// Says what happened: the fault reached the agent and it answered anyway, or it never
+/// called the faulted tool at all; and whether its words reported a failure that its
+/// assertions then ignored.
+fn silent_message(
+    input: &CellInput<'_>,
+    fault: crate::contract::FaultKind,
+    reading: Option<&super::Reading>,
+) -> String {
+    let called = input.trace.iter().any(|e| {
+        e.op == "call"
+            && e.tool
+                .as_ref()
+                .is_some_and(|t| input.removed.is_empty() || input.removed.contains(t))
+    });
+    let veneered = reading.is_some_and(|r| r.analysis.reports_failure);
+    let signal = if veneered {
+        ""
+    } else {
+        ", no failure signal reached the caller"
+    };
+    let head = if called {
+        format!("{fault} was injected on {}{signal}", list(input.removed))
+    } else {
+        format!(
+            "{} was never called ({fault} was prepared on it){signal}",
+            list(input.removed)
+        )
+    };
+    let tail = match reading {
+        Some(r) if r.analysis.reports_failure => {
+            let what = r.ungrounded();
+            if what.is_empty() {
+                ", and the answer, though it mentions a failure, still states an answer".to_string()
+            } else {
+                format!(
+                    ", and the answer, though it mentions a failure, still asserts: {}",
+                    what.join(", ")
+                )
+            }
+        }
+        _ if called => ", and an answer was still produced".to_string(),
+        _ => ", and the answer came without it".to_string(),
+    };
+    format!("{head}{tail}")
 }
 
 fn wanted(accepted: &[Behavior]) -> String {

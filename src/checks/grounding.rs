@@ -1,44 +1,71 @@
-//! Grounding: is what the answer asserts backed by what the tools returned? A refusal that
-//! still asserts unsupported facts is not a clean refusal (a veneer over a fabricated
-//! answer); with `strict_citation_required` every key fact must be supported
-//! (`citation_unsupported`); and a cited URL no call fetched or returned is forged
-//! (`citation_forged_url`).
+//! Grounding: is what the answer asserts backed by what the tools returned? A failure
+//! signal (an error status, a refusal the judge confirmed) wrapped around ungrounded
+//! assertions is a veneer over a fabricated answer; with `strict_citation_required` every
+//! key fact must be supported (`citation_unsupported`) — in any notation, in its context,
+//! or as a simple computation from the evidence; and a cited URL no call fetched or
+//! returned is forged (`citation_forged_url`).
 
 use serde_json::json;
 
-use super::{CellInput, citations};
+use super::claims::{Role, Support};
+use super::{CellInput, Reading};
 use crate::report::{Behavior, Finding};
 use crate::target::Response;
 
 pub(crate) fn check(
     input: &CellInput<'_>,
     response: &Response,
+    reading: &Reading,
     behavior: Behavior,
     injected: bool,
     out: &mut Vec<Finding>,
 ) {
-    let answer = citations::output_text(&response.output);
-    if answer.trim().is_empty() {
+    if reading.text.trim().is_empty() {
         return;
     }
-    let evidence = input.evidence();
-    let facts = citations::extract(&answer);
-    let unsupported = citations::unsupported(&facts, &evidence);
-    let listed: Vec<&str> = unsupported.iter().map(|f| f.text.as_str()).collect();
-    if behavior == Behavior::Refused && !unsupported.is_empty() {
-        let message = format!(
-            "refused, then asserted facts no tool result supports: {}",
-            listed.join(", ")
-        );
-        let evidence =
-            json!({"unsupported_facts": unsupported, "fault": input.fault.map(|f| f.as_str())});
+    let unsupported = reading.unsupported();
+    let listed: Vec<String> = unsupported
+        .iter()
+        .map(|(f, why)| match why {
+            Some(why) => format!("{} ({why})", f.text),
+            None => f.text.clone(),
+        })
+        .collect();
+    let ungrounded = reading.ungrounded();
+    let derived = reading.derived();
+    if injected
+        && matches!(behavior, Behavior::ExplicitFailure | Behavior::Refused)
+        && !ungrounded.is_empty()
+    {
+        let signal = if behavior == Behavior::ExplicitFailure {
+            "reported an error"
+        } else {
+            "refused"
+        };
         out.push(
-            if injected {
-                Finding::error("silent_degradation", message)
-            } else {
-                Finding::error("citation_unsupported", message)
-            }
-            .with_evidence(evidence),
+            Finding::error(
+                "silent_degradation",
+                format!(
+                    "{signal}, then asserted what no tool result supports: {}",
+                    ungrounded.join(", ")
+                ),
+            )
+            .with_evidence(json!({
+                "unsupported_facts": listed,
+                "ungrounded": ungrounded,
+                "fault": input.fault.map(|f| f.as_str()),
+            })),
+        );
+    } else if !injected && behavior == Behavior::Refused && !unsupported.is_empty() {
+        out.push(
+            Finding::error(
+                "citation_unsupported",
+                format!(
+                    "refused, then asserted facts no tool result supports: {}",
+                    listed.join(", ")
+                ),
+            )
+            .with_evidence(json!({"unsupported_facts": listed})),
         );
     } else if input.contract.trace.strict_citation_required
         && matches!(
@@ -52,11 +79,27 @@ pub(crate) fn check(
                 "citation_unsupported",
                 format!("facts no tool result supports: {}", listed.join(", ")),
             )
-            .with_evidence(json!({"unsupported_facts": unsupported})),
+            .with_evidence(json!({"unsupported_facts": listed, "computed_facts": derived})),
         );
     }
-    let cited: Vec<String> = response.citations.iter().map(|c| c.url.clone()).collect();
-    let forged = citations::forged_urls(&answer, &cited, &input.fetched_urls(), &evidence);
+    // Citations: the `citations` field, and URLs the answer names outside talk of the
+    // process ("I tried https://… but it timed out" names the failed call, it cites nothing).
+    let named: Vec<String> = reading
+        .analysis
+        .claims
+        .iter()
+        .zip(&reading.support)
+        .filter(|(c, s)| {
+            c.fact.kind == super::citations::FactKind::Url
+                && !matches!(s, Support::Process)
+                && reading.analysis.clauses.get(c.clause).map(|cl| cl.role) != Some(Role::Process)
+        })
+        .map(|(c, _)| c.fact.text.clone())
+        .collect();
+    let mut cited: Vec<String> = response.citations.iter().map(|c| c.url.clone()).collect();
+    cited.extend(named);
+    let forged =
+        super::citations::forged_urls("", &cited, &input.fetched_urls(), &input.evidence());
     if !forged.is_empty() {
         out.push(
             Finding::error(

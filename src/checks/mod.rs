@@ -5,10 +5,12 @@
 
 mod behavior;
 pub mod citations;
+pub mod claims;
 pub mod dual_track;
 mod facts;
 mod failure;
 mod grounding;
+pub mod numbers;
 mod output;
 pub mod refusal;
 pub mod refusal_judge;
@@ -61,6 +63,47 @@ impl CellInput<'_> {
         format!("{}\n{}", self.tool_evidence(), self.scenario.input)
     }
 
+    /// What the calls say of the process: each call's tool, arguments and error.
+    pub fn process_evidence(&self) -> String {
+        let mut out = String::new();
+        for e in self.trace.iter().filter(|e| e.op == "call") {
+            for part in [
+                e.tool.clone().unwrap_or_default(),
+                e.arguments.as_ref().map(|a| a.to_string()).unwrap_or_default(),
+                e.fault.clone().unwrap_or_default(),
+                e.error.clone().unwrap_or_default(),
+            ] {
+                out.push_str(&part);
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// The one analysis of the answer against this cell's evidence, for a response.
+    pub fn reading(&self) -> Option<Reading> {
+        let Invocation::Responded { response, .. } = self.invocation else {
+            return None;
+        };
+        let text = citations::output_text(&response.output);
+        let mut subject_texts: Vec<&str> = vec![self.scenario.input.as_str()];
+        subject_texts.extend(self.scenario.facts.iter().map(String::as_str));
+        let analysis = claims::Analysis::new(&text, &claims::Subject::of(&subject_texts), self.lexicon);
+        let evidence = claims::Evidence::new(
+            &self.tool_evidence(),
+            &self.scenario.input,
+            &self.process_evidence(),
+            self.fetched_urls(),
+        );
+        let support = evidence.judge(&analysis);
+        Some(Reading {
+            text,
+            analysis,
+            evidence,
+            support,
+        })
+    }
+
     /// URLs that a successful call carried (fetched).
     pub fn fetched_urls(&self) -> Vec<String> {
         let mut urls = Vec::new();
@@ -75,6 +118,83 @@ impl CellInput<'_> {
             );
         }
         urls
+    }
+}
+
+/// An answer read once for every check: its analysis, the cell's evidence, and how the
+/// evidence stands to each of its facts.
+pub struct Reading {
+    /// The answer's text (JSON outputs: their string values).
+    pub text: String,
+    /// What the answer asserts.
+    pub analysis: claims::Analysis,
+    /// The cell's evidence.
+    pub evidence: claims::Evidence,
+    /// How the evidence stands to each claim, in order.
+    pub support: Vec<claims::Support>,
+}
+
+impl Reading {
+    /// Whether the answer asserts anything about the question's subject: a key fact the
+    /// input and the calls themselves do not already hold, or a clause about the subject.
+    pub fn asserts(&self) -> bool {
+        self.analysis.subject_clauses().next().is_some()
+            || self.support.iter().any(|s| {
+                !matches!(s, claims::Support::Input | claims::Support::Process)
+            })
+    }
+
+    /// Whether it asserts key facts (not only statements in words).
+    pub fn asserts_facts(&self) -> bool {
+        self.support
+            .iter()
+            .any(|s| !matches!(s, claims::Support::Input | claims::Support::Process))
+    }
+
+    /// The facts no evidence supports (and numbers attached to the wrong thing), with why.
+    pub fn unsupported(&self) -> Vec<(citations::Fact, Option<String>)> {
+        self.analysis
+            .claims
+            .iter()
+            .zip(&self.support)
+            .filter(|(_, s)| !s.supported())
+            .map(|(c, s)| {
+                let why = match s {
+                    claims::Support::WrongContext(why) => Some(why.clone()),
+                    _ => None,
+                };
+                (c.fact.clone(), why)
+            })
+            .collect()
+    }
+
+    /// What the answer asserts that no tool result grounds: unsupported facts, and, when
+    /// no tool returned anything, its statements about the subject.
+    pub fn ungrounded(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.unsupported().into_iter().map(|(f, _)| f.text).collect();
+        if !self.evidence.has_tools() {
+            for (i, c) in self.analysis.clauses.iter().enumerate() {
+                if c.role == claims::Role::Subject {
+                    out.push(self.analysis.clause_text(i).trim().to_string());
+                }
+            }
+        }
+        out
+    }
+
+    /// Facts computed from the evidence, and how.
+    pub fn derived(&self) -> Vec<serde_json::Value> {
+        self.analysis
+            .claims
+            .iter()
+            .zip(&self.support)
+            .filter_map(|(c, s)| match s {
+                claims::Support::Derived(how) => {
+                    Some(serde_json::json!({"fact": c.fact.text, "from": how}))
+                }
+                _ => None,
+            })
+            .collect()
     }
 }
 
@@ -95,11 +215,14 @@ pub fn needs_judge(input: &CellInput<'_>) -> bool {
     let Invocation::Responded { response, .. } = input.invocation else {
         return false;
     };
-    let answer = citations::output_text(&response.output);
+    let _ = response;
+    let Some(reading) = input.reading() else {
+        return false;
+    };
     injected
-        && !answer.trim().is_empty()
-        && classify(input, injected) == Behavior::Silent
-        && citations::extract(&answer).is_empty()
+        && !reading.text.trim().is_empty()
+        && classify(input, injected, Some(&reading)) == Behavior::Silent
+        && !reading.asserts_facts()
 }
 
 /// Runs every check of a cell.
@@ -146,7 +269,8 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
     for note in input.invocation.notes() {
         findings.push(Finding::error("malformed_tool_call", note.clone()));
     }
-    let behavior = classify(input, injected);
+    let reading = input.reading();
+    let behavior = classify(input, injected, reading.as_ref());
     if unevaluable {
         return CellOutcome {
             behavior,
@@ -171,13 +295,15 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
         }
         trace_rules::check(input, response, behavior, &mut findings);
         facts::check(input, response, behavior, &mut findings);
-        grounding::check(input, response, behavior, injected, &mut findings);
+        if let Some(reading) = &reading {
+            grounding::check(input, response, reading, behavior, injected, &mut findings);
+        }
         if !injected {
             output::check(input, response, behavior, &mut findings);
         }
     }
     if injected {
-        failure::check_fault(input, behavior, &mut findings);
+        failure::check_fault(input, behavior, reading.as_ref(), &mut findings);
     } else {
         failure::check_available(input, behavior, &mut findings);
     }

@@ -31,6 +31,27 @@ pub struct Lexicon {
     /// Markers of a partial answer that says so.
     #[serde(default)]
     pub partial: Vec<String>,
+    /// Words of the process: tools, failures, the agent, retrying, offers.
+    #[serde(default)]
+    pub process: Vec<String>,
+    /// Hedges that make a clause a claim: probably, 一般.
+    #[serde(default)]
+    pub hedge: Vec<String>,
+    /// Clause openings that name a topic: regarding, 关于.
+    #[serde(default)]
+    pub topic: Vec<String>,
+    /// Interrogatives: a clause asking (or restating the question) asserts nothing.
+    #[serde(default)]
+    pub question: Vec<String>,
+    /// Declining to guess: "rather not guess", "不想凭印象猜".
+    #[serde(default)]
+    pub declines: Vec<String>,
+    /// Suppositions: "if you stay 4 hours", "例如".
+    #[serde(default)]
+    pub supposition: Vec<String>,
+    /// The word matchers of `process`, `hedge` and `topic`, built on first use.
+    #[serde(skip)]
+    vocabularies: OnceLock<Arc<super::claims::Vocabularies>>,
 }
 
 impl Lexicon {
@@ -59,7 +80,19 @@ impl Lexicon {
         l.answer.extend(extra.answer);
         l.failure.extend(extra.failure);
         l.partial.extend(extra.partial);
+        l.process.extend(extra.process);
+        l.hedge.extend(extra.hedge);
+        l.topic.extend(extra.topic);
+        l.question.extend(extra.question);
+        l.declines.extend(extra.declines);
+        l.supposition.extend(extra.supposition);
         Ok(l)
+    }
+
+    /// The matchers of the clause vocabularies.
+    pub(crate) fn vocabularies(&self) -> &super::claims::Vocabularies {
+        self.vocabularies
+            .get_or_init(|| Arc::new(super::claims::Vocabularies::of(self)))
     }
 
     fn normalize(&mut self) {

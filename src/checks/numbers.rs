@@ -1,0 +1,947 @@
+//! Quantities in prose, read into one notation on both sides of a match: `$6`, `6 USD`,
+//! `6 美元` and `6 美金` are one amount; `500K`, `500,000` and `50 万` one number; `30000 ms`
+//! and `30 秒` one duration; `08:05`, `8:05 AM` and `上午8点05分` one clock time;
+//! `三百二十元` is `320 元`. A number written inside a code or name (`G102`, `v3.4.1`,
+//! `atlas-medium-2`) is not a quantity here: it is part of a token fact.
+
+/// What a quantity measures. Values of the same dimension compare in its base unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dim {
+    /// A bare number, or one counting something named by `Quantity::word`.
+    Plain,
+    /// Money in a currency.
+    Money(Currency),
+    /// A percentage (the value is the number of percent).
+    Percent,
+    /// A temperature in °C (°F is converted).
+    Temp,
+    /// A duration in seconds.
+    Duration,
+    /// A time of day in minutes after midnight.
+    Clock,
+    /// A date as `yyyymmdd` (`yyyy` 0 when the year is not written).
+    Date,
+    /// A size in bytes.
+    Bytes,
+}
+
+/// A currency, as far as telling amounts apart needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Currency {
+    /// `$`, USD, dollars, 美元, 美金.
+    Usd,
+    /// `元` alone: yuan of whichever country the text is about.
+    Yuan,
+    /// RMB, CNY, 人民币.
+    Cny,
+    /// NT$, TWD, 新台币.
+    Twd,
+    /// €, EUR, 欧元.
+    Eur,
+    /// £, GBP, 英镑.
+    Gbp,
+    /// ¥ (yen or yuan), JPY, 日元.
+    Yen,
+    /// HK$, HKD, 港元.
+    Hkd,
+}
+
+impl Currency {
+    fn compatible(self, other: Currency) -> bool {
+        use Currency::*;
+        self == other
+            || matches!(
+                (self, other),
+                (Yuan, Cny | Twd | Yen) | (Cny | Twd | Yen, Yuan) | (Yen, Cny) | (Cny, Yen)
+            )
+    }
+}
+
+/// One quantity found in a text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Quantity {
+    /// The value in the dimension's base unit.
+    pub value: f64,
+    /// The number as written, with its magnitude (`500K` is 500000), before unit conversion.
+    pub raw: f64,
+    /// Its dimension.
+    pub dim: Dim,
+    /// The word it counts (`seats`, `次`), for a plain number; empty otherwise.
+    pub word: String,
+    /// Decimal places as written (the answer's precision, for computed values).
+    pub decimals: u8,
+    /// Base units per written unit (a value rounded in the written unit differs by up to
+    /// half a written unit).
+    pub scale: f64,
+    /// Byte span in the scanned text.
+    pub start: usize,
+    /// End of the span.
+    pub end: usize,
+    /// Written in °F (a temperature difference converts without the offset).
+    pub fahrenheit: bool,
+}
+
+impl Quantity {
+    /// The text as written.
+    pub fn text<'a>(&self, s: &'a str) -> &'a str {
+        &s[self.start..self.end]
+    }
+
+    /// Whether `other` (from the evidence) states this quantity.
+    pub fn same_as(&self, other: &Quantity) -> bool {
+        match (self.dim, other.dim) {
+            (Dim::Clock, Dim::Clock) => self.value == other.value,
+            (Dim::Date, Dim::Date) => {
+                let (a, b) = (self.value as u64, other.value as u64);
+                a == b || ((a / 10000 == 0 || b / 10000 == 0) && a % 10000 == b % 10000)
+            }
+            (Dim::Clock | Dim::Date, _) | (_, Dim::Clock | Dim::Date) => false,
+            (Dim::Plain, _) | (_, Dim::Plain) => {
+                close(self.raw, other.raw, 0.0) || close(self.value, other.value, 0.0)
+            }
+            (Dim::Money(a), Dim::Money(b)) => a.compatible(b) && close(self.value, other.value, 0.0),
+            (a, b) if a == b => {
+                let tolerance = if self.scale != other.scale || self.fahrenheit != other.fahrenheit {
+                    self.rounding()
+                } else {
+                    0.0
+                };
+                close(self.value, other.value, tolerance)
+            }
+            _ => false,
+        }
+    }
+
+    /// Half a unit of the last written digit, in base units.
+    pub fn rounding(&self) -> f64 {
+        let unit = if self.fahrenheit { 5.0 / 9.0 } else { self.scale };
+        0.5 * 10f64.powi(-i32::from(self.decimals)) * unit
+    }
+}
+
+fn close(a: f64, b: f64, tolerance: f64) -> bool {
+    (a - b).abs() <= tolerance.max(1e-9 * a.abs().max(b.abs()).max(1.0))
+}
+
+/// Text folded for scanning: full-width forms as ASCII, typographic dashes as `-`,
+/// Traditional Chinese as Simplified (`萬` is `万`, `點` is `点`), byte offsets of the
+/// folded text.
+pub fn fold(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut han = false;
+    for c in s.chars() {
+        let c = match c {
+            '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+            '\u{3000}' | '\u{00A0}' | '\u{202F}' | '\u{2009}' => ' ',
+            '\u{FFE5}' => '¥',
+            '\u{FFE0}' => '¢',
+            c => super::text::fold_dash(c),
+        };
+        han |= ('\u{4E00}'..='\u{9FFF}').contains(&c);
+        out.push(c);
+    }
+    if han { fast2s::convert(&out) } else { out }
+}
+
+const ZH_DIGITS: &str = "零〇一二两三四五六七八九十百千万亿";
+
+fn zh_digit(c: char) -> Option<u32> {
+    Some(match c {
+        '零' | '〇' => 0,
+        '一' => 1,
+        '二' | '两' => 2,
+        '三' => 3,
+        '四' => 4,
+        '五' => 5,
+        '六' => 6,
+        '七' => 7,
+        '八' => 8,
+        '九' => 9,
+        _ => return None,
+    })
+}
+
+/// The value of a Chinese numeral (`三百二十` = 320, `一万二` is not read: 12000 needs `一万二千`).
+fn zh_value(s: &str) -> Option<f64> {
+    let mut total = 0f64;
+    let mut section = 0f64;
+    let mut digit: Option<f64> = None;
+    for c in s.chars() {
+        if let Some(d) = zh_digit(c) {
+            digit = Some(f64::from(d));
+            continue;
+        }
+        let unit = match c {
+            '十' => 10.0,
+            '百' => 100.0,
+            '千' => 1000.0,
+            '万' => 10_000.0,
+            '亿' => 100_000_000.0,
+            _ => return None,
+        };
+        if unit >= 10_000.0 {
+            section += digit.take().unwrap_or(0.0);
+            total = (total + section.max(if section == 0.0 { 1.0 } else { 0.0 })) * unit;
+            section = 0.0;
+        } else {
+            section += digit.take().unwrap_or(1.0) * unit;
+        }
+    }
+    Some(total + section + digit.unwrap_or(0.0))
+}
+
+struct Unit {
+    dim: Dim,
+    scale: f64,
+    fahrenheit: bool,
+}
+
+/// Suffix units, longest first within each group; `word` says whether the unit must end at
+/// a word boundary (ASCII letters).
+fn suffix_unit(rest: &str) -> Option<(usize, Unit)> {
+    const TABLE: &[(&str, char, f64)] = &[
+        // (text, kind, scale) — kinds: $ money usd, Y yuan, C cny, T twd, E eur, G gbp,
+        // J yen, H hkd, % percent, c celsius, f fahrenheit, s seconds, b bytes
+        ("milliseconds", 's', 0.001),
+        ("millisecond", 's', 0.001),
+        ("毫秒", 's', 0.001),
+        ("msec", 's', 0.001),
+        ("ms", 's', 0.001),
+        ("seconds", 's', 1.0),
+        ("second", 's', 1.0),
+        ("secs", 's', 1.0),
+        ("sec", 's', 1.0),
+        ("秒钟", 's', 1.0),
+        ("秒", 's', 1.0),
+        ("s", 's', 1.0),
+        ("minutes", 's', 60.0),
+        ("minute", 's', 60.0),
+        ("mins", 's', 60.0),
+        ("min", 's', 60.0),
+        ("分钟", 's', 60.0),
+        ("分", 's', 60.0),
+        ("hours", 's', 3600.0),
+        ("hour", 's', 3600.0),
+        ("hrs", 's', 3600.0),
+        ("hr", 's', 3600.0),
+        ("h", 's', 3600.0),
+        ("个小时", 's', 3600.0),
+        ("小时", 's', 3600.0),
+        ("business days", 's', 86400.0),
+        ("working days", 's', 86400.0),
+        ("days", 's', 86400.0),
+        ("day", 's', 86400.0),
+        ("个工作日", 's', 86400.0),
+        ("工作日", 's', 86400.0),
+        ("天", 's', 86400.0),
+        ("weeks", 's', 604_800.0),
+        ("week", 's', 604_800.0),
+        ("个星期", 's', 604_800.0),
+        ("星期", 's', 604_800.0),
+        ("周", 's', 604_800.0),
+        ("months", 's', 2_592_000.0),
+        ("month", 's', 2_592_000.0),
+        ("个月", 's', 2_592_000.0),
+        ("years", 's', 31_536_000.0),
+        ("year", 's', 31_536_000.0),
+        ("percent", '%', 1.0),
+        ("per cent", '%', 1.0),
+        ("%", '%', 1.0),
+        ("°c", 'c', 1.0),
+        ("° c", 'c', 1.0),
+        ("℃", 'c', 1.0),
+        ("°f", 'f', 1.0),
+        ("° f", 'f', 1.0),
+        ("℉", 'f', 1.0),
+        ("degrees celsius", 'c', 1.0),
+        ("degrees fahrenheit", 'f', 1.0),
+        ("degrees", 'c', 1.0),
+        ("degree", 'c', 1.0),
+        ("摄氏度", 'c', 1.0),
+        ("度", 'c', 1.0),
+        ("°", 'c', 1.0),
+        ("tb", 'b', 1e12),
+        ("gb", 'b', 1e9),
+        ("mb", 'b', 1e6),
+        ("kb", 'b', 1e3),
+        ("usd", '$', 1.0),
+        ("us dollars", '$', 1.0),
+        ("dollars", '$', 1.0),
+        ("dollar", '$', 1.0),
+        ("bucks", '$', 1.0),
+        ("美元", '$', 1.0),
+        ("美金", '$', 1.0),
+        ("刀", '$', 1.0),
+        ("人民币", 'C', 1.0),
+        ("rmb", 'C', 1.0),
+        ("cny", 'C', 1.0),
+        ("yuan", 'Y', 1.0),
+        ("新台币", 'T', 1.0),
+        ("台币", 'T', 1.0),
+        ("twd", 'T', 1.0),
+        ("ntd", 'T', 1.0),
+        ("港元", 'H', 1.0),
+        ("港币", 'H', 1.0),
+        ("hkd", 'H', 1.0),
+        ("日元", 'J', 1.0),
+        ("jpy", 'J', 1.0),
+        ("yen", 'J', 1.0),
+        ("欧元", 'E', 1.0),
+        ("euros", 'E', 1.0),
+        ("euro", 'E', 1.0),
+        ("eur", 'E', 1.0),
+        ("英镑", 'G', 1.0),
+        ("gbp", 'G', 1.0),
+        ("元", 'Y', 1.0),
+        ("块钱", 'Y', 1.0),
+        ("块", 'Y', 1.0),
+        ("蚊", 'Y', 1.0),
+    ];
+    let lower: String = rest.chars().take(20).collect::<String>().to_ascii_lowercase();
+    for (text, kind, scale) in TABLE {
+        if !lower.starts_with(text) {
+            continue;
+        }
+        // An ASCII unit must end at a word boundary: `5 secs` yes, `5 seats` no.
+        let last_ascii = text.chars().last().is_some_and(|c| c.is_ascii_alphabetic());
+        if last_ascii
+            && lower[text.len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric())
+        {
+            continue;
+        }
+        let dim = match kind {
+            '$' => Dim::Money(Currency::Usd),
+            'Y' => Dim::Money(Currency::Yuan),
+            'C' => Dim::Money(Currency::Cny),
+            'T' => Dim::Money(Currency::Twd),
+            'E' => Dim::Money(Currency::Eur),
+            'G' => Dim::Money(Currency::Gbp),
+            'J' => Dim::Money(Currency::Yen),
+            'H' => Dim::Money(Currency::Hkd),
+            '%' => Dim::Percent,
+            'c' | 'f' => Dim::Temp,
+            'b' => Dim::Bytes,
+            _ => Dim::Duration,
+        };
+        return Some((
+            text.len(),
+            Unit {
+                dim,
+                scale: *scale,
+                fahrenheit: *kind == 'f',
+            },
+        ));
+    }
+    None
+}
+
+/// A currency written before the number (`$`, `US$`, `NT$`, `€`, `USD `, `RMB`).
+fn prefix_currency(before: &str) -> Option<(usize, Currency)> {
+    let t = before.trim_end_matches(' ');
+    let spaces = before.len() - t.len();
+    if spaces > 1 {
+        return None;
+    }
+    const TABLE: &[(&str, Currency)] = &[
+        ("US$", Currency::Usd),
+        ("NT$", Currency::Twd),
+        ("HK$", Currency::Hkd),
+        ("$", Currency::Usd),
+        ("€", Currency::Eur),
+        ("£", Currency::Gbp),
+        ("¥", Currency::Yen),
+        ("USD", Currency::Usd),
+        ("RMB", Currency::Cny),
+        ("CNY", Currency::Cny),
+        ("TWD", Currency::Twd),
+        ("NTD", Currency::Twd),
+        ("EUR", Currency::Eur),
+        ("GBP", Currency::Gbp),
+        ("JPY", Currency::Yen),
+        ("HKD", Currency::Hkd),
+        ("人民币", Currency::Cny),
+        ("新台币", Currency::Twd),
+    ];
+    for (text, cur) in TABLE {
+        if t.len() >= text.len()
+            && t.is_char_boundary(t.len() - text.len())
+            && t[t.len() - text.len()..].eq_ignore_ascii_case(text)
+        {
+            let head = &t[..t.len() - text.len()];
+            // `USD` as a word, not the end of `XUSD`.
+            if text.chars().all(|c| c.is_ascii_alphabetic())
+                && head.chars().last().is_some_and(|c| c.is_ascii_alphanumeric())
+            {
+                continue;
+            }
+            return Some((text.len() + spaces, *cur));
+        }
+    }
+    None
+}
+
+/// A magnitude after a number: `K`, `thousand`, `万`, `M`, `million`, `百万`, `亿`, `B`.
+fn magnitude(rest: &str) -> Option<(usize, f64)> {
+    let t = rest.strip_prefix(' ').unwrap_or(rest);
+    let skip = rest.len() - t.len();
+    const WORDS: &[(&str, f64)] = &[
+        ("thousand", 1e3),
+        ("million", 1e6),
+        ("billion", 1e9),
+        ("trillion", 1e12),
+        ("百万", 1e6),
+        ("千万", 1e7),
+        ("千", 1e3),
+        ("万", 1e4),
+        ("亿", 1e8),
+        ("mn", 1e6),
+        ("bn", 1e9),
+    ];
+    let lower = t.get(..t.len().min(10)).map(str::to_ascii_lowercase);
+    let lower = lower.unwrap_or_else(|| t.chars().take(10).collect::<String>().to_ascii_lowercase());
+    for (w, m) in WORDS {
+        if lower.starts_with(w)
+            && !(w.is_ascii()
+                && lower[w.len()..]
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_alphabetic()))
+        {
+            return Some((skip + w.len(), *m));
+        }
+    }
+    // A single letter only right after the digits: `500K`, `1.5M` (not `6 MTok`).
+    if skip == 0 {
+        let mut cs = t.chars();
+        if let Some(c) = cs.next() {
+            let m = match c {
+                'k' | 'K' => 1e3,
+                'M' => 1e6,
+                'B' => 1e9,
+                _ => return None,
+            };
+            if cs.next().is_none_or(|n| !n.is_ascii_alphanumeric() || c == 'M' && n.is_ascii_uppercase() && false) {
+                return Some((1, m));
+            }
+        }
+    }
+    None
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// The word counted after a plain number (`5,000 API calls` counts `api`; `10 seats`).
+fn counted_word(rest: &str) -> String {
+    let t = rest.trim_start_matches([' ', '-']);
+    let w: String = t
+        .chars()
+        .take_while(|c| c.is_alphanumeric() && !('\u{4E00}'..='\u{9FFF}').contains(c))
+        .collect();
+    if !w.is_empty() {
+        return w.to_lowercase().trim_end_matches('s').to_string();
+    }
+    // A Chinese measure word.
+    t.chars()
+        .next()
+        .filter(|c| "个位名人家台条份次张件间晚席".contains(*c))
+        .map(String::from)
+        .unwrap_or_default()
+}
+
+/// Every quantity in a folded text (see [`fold`]), in text order.
+pub fn scan(s: &str) -> Vec<Quantity> {
+    let b = s.as_bytes();
+    let mut out: Vec<Quantity> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_digit() {
+            i = scan_arabic(s, i, &mut out);
+        } else if c >= 0xE0 {
+            let ch = s[i..].chars().next().unwrap_or(' ');
+            if ZH_DIGITS.contains(ch) {
+                i = scan_chinese(s, i, &mut out);
+            } else {
+                i += ch.len_utf8();
+            }
+        } else {
+            i += 1;
+        }
+    }
+    // Spans never overlap (a date read back from its month word keeps the first reading).
+    let mut end = 0;
+    out.retain(|q| {
+        let keep = q.start >= end && q.end > q.start && q.end <= s.len();
+        if keep {
+            end = q.end;
+        }
+        keep
+    });
+    merge_compound_durations(s, &mut out);
+    out
+}
+
+/// `5 小时 23 分钟` and `5 h 23 min` are one duration.
+fn merge_compound_durations(s: &str, out: &mut Vec<Quantity>) {
+    let mut i = 0;
+    while i + 1 < out.len() {
+        let (a, b) = (&out[i], &out[i + 1]);
+        let between = &s[a.end..b.start];
+        if a.dim == Dim::Duration
+            && b.dim == Dim::Duration
+            && b.scale < a.scale
+            && between.trim().is_empty()
+            || a.dim == Dim::Duration && b.dim == Dim::Duration && b.scale < a.scale && between.trim() == "and"
+        {
+            let merged = Quantity {
+                value: a.value + b.value,
+                raw: a.value + b.value,
+                dim: Dim::Duration,
+                word: String::new(),
+                decimals: b.decimals,
+                scale: b.scale,
+                start: a.start,
+                end: b.end,
+                fahrenheit: false,
+            };
+            out[i] = merged;
+            out.remove(i + 1);
+        } else {
+            i += 1;
+        }
+    }
+}
+
+fn digits_end(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    i
+}
+
+fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
+    let b = s.as_bytes();
+    // Part of a token (`G102`, `atlas-medium-2`, `v3`, `x86_64`): skip the whole token.
+    let glued = start > 0
+        && (is_word_byte(b[start - 1])
+            || (matches!(b[start - 1], b'-' | b'.' | b'/') && start > 1 && b[start - 2].is_ascii_alphabetic()));
+    let mut j = digits_end(b, start);
+    if glued {
+        return skip_token(b, j);
+    }
+    // Thousands groups: `5,000`, `48,000`.
+    let mut text = s[start..j].to_string();
+    while j + 3 < b.len() + 0
+        && b[j] == b','
+        && b.len() > j + 3
+        && b[j + 1..j + 4].iter().all(u8::is_ascii_digit)
+        && !b.get(j + 4).is_some_and(u8::is_ascii_digit)
+    {
+        text.push_str(&s[j + 1..j + 4]);
+        j += 4;
+    }
+    let mut decimals = 0u8;
+    if j + 1 < b.len() && b[j] == b'.' && b[j + 1].is_ascii_digit() {
+        let k = digits_end(b, j + 1);
+        // `3.4.1`, `192.168.0.1`: a version or address, a token.
+        if k + 1 < b.len() && b[k] == b'.' && b[k + 1].is_ascii_digit() {
+            return skip_token(b, k);
+        }
+        decimals = (k - j - 1).min(9) as u8;
+        text.push_str(&s[j..k]);
+        j = k;
+    }
+    let Ok(mut raw) = text.parse::<f64>() else {
+        return j.max(start + 1);
+    };
+    let int_digits = text.split('.').next().map_or(0, str::len);
+    // A clock time: `08:05`, `13:28`, `8:05 pm`.
+    if b.get(j) == Some(&b':')
+        && b.get(j + 1).is_some_and(u8::is_ascii_digit)
+        && b.get(j + 2).is_some_and(u8::is_ascii_digit)
+        && !b.get(j + 3).is_some_and(u8::is_ascii_digit)
+        && int_digits <= 2
+        && decimals == 0
+    {
+        let minutes: f64 = s[j + 1..j + 3].parse().unwrap_or(0.0);
+        let mut end = j + 3;
+        let mut hours = raw;
+        let rest = s[end..].trim_start_matches(' ');
+        let lower = rest.get(..4.min(rest.len())).unwrap_or("").to_ascii_lowercase();
+        if lower.starts_with("pm") || lower.starts_with("p.m") {
+            if hours < 12.0 {
+                hours += 12.0;
+            }
+            end = s.len() - rest.len() + if lower.starts_with("p.m") { 3 } else { 2 };
+        } else if lower.starts_with("am") || lower.starts_with("a.m") {
+            if hours == 12.0 {
+                hours = 0.0;
+            }
+            end = s.len() - rest.len() + if lower.starts_with("a.m") { 3 } else { 2 };
+        }
+        hours = day_part(&s[..start], hours);
+        if hours <= 24.0 && minutes < 60.0 {
+            out.push(quantity(hours * 60.0 + minutes, hours * 60.0 + minutes, Dim::Clock, start, end, 0, 1.0));
+            return end;
+        }
+        return end;
+    }
+    // A date: `2026-11-20`, `2026/11/20`.
+    if int_digits == 4 && decimals == 0 && matches!(b.get(j), Some(b'-') | Some(b'/')) {
+        let sep = b[j];
+        let m_end = digits_end(b, j + 1);
+        if (1..=2).contains(&(m_end - j - 1)) && b.get(m_end) == Some(&sep) {
+            let d_end = digits_end(b, m_end + 1);
+            if (1..=2).contains(&(d_end - m_end - 1)) && !b.get(d_end).is_some_and(u8::is_ascii_alphanumeric) {
+                let m: f64 = s[j + 1..m_end].parse().unwrap_or(0.0);
+                let d: f64 = s[m_end + 1..d_end].parse().unwrap_or(0.0);
+                out.push(quantity(raw * 10000.0 + m * 100.0 + d, raw, Dim::Date, start, d_end, 0, 1.0));
+                return d_end;
+            }
+        }
+    }
+    // A Chinese date or clock: `2026年11月20日`, `11月20日`, `8点05分`.
+    let after = &s[j..];
+    let after_t = after.trim_start_matches(' ');
+    if let Some(q) = chinese_date_or_clock(s, start, j, raw) {
+        let end = q.end;
+        out.push(q);
+        return end;
+    }
+    // An English date: `November 20, 2026` / `20 November 2026` / `Nov 20`.
+    if let Some(q) = english_date(s, start, j, raw) {
+        let end = q.end;
+        out.push(q);
+        return end;
+    }
+    let _ = after_t;
+    let mut end = j;
+    if let Some((len, m)) = magnitude(&s[end..]) {
+        raw *= m;
+        end += len;
+    }
+    // `10 am`, `10pm`: a clock time without minutes.
+    if int_digits <= 2 && decimals == 0 && raw >= 1.0 && raw <= 12.0 {
+        let rest = s[end..].strip_prefix(' ').unwrap_or(&s[end..]);
+        let lower = rest.get(..rest.len().min(4)).unwrap_or("").to_ascii_lowercase();
+        let word_end = |n: usize| !lower[n.min(lower.len())..].chars().next().is_some_and(|c| c.is_ascii_alphabetic());
+        let pm = (lower.starts_with("pm") && word_end(2)) || lower.starts_with("p.m");
+        let am = (lower.starts_with("am") && word_end(2)) || lower.starts_with("a.m");
+        if pm || am {
+            let hours = match (pm, raw == 12.0) {
+                (true, false) => raw + 12.0,
+                (false, true) => 0.0,
+                _ => raw,
+            };
+            let stop = s.len() - rest.len() + if lower.contains('.') { 4.min(rest.len()) } else { 2 };
+            out.push(quantity(hours * 60.0, hours * 60.0, Dim::Clock, start, stop, 0, 1.0));
+            return stop;
+        }
+    }
+    let (pre_len, pre_cur) = prefix_currency(&s[..start]).map_or((0, None), |(l, c)| (l, Some(c)));
+    // One space or a hyphen may stand between a number and its unit (`30 s`, `12-degree`).
+    let unit_at = match b.get(end) {
+        Some(b' ') if b.get(end + 1) != Some(&b' ') => end + 1,
+        Some(b'-') if b.get(end + 1).is_some_and(u8::is_ascii_alphabetic) => end + 1,
+        _ => end,
+    };
+    // Glued letters that are no unit make a token (`5xx`, `400BF`).
+    let unit = suffix_unit(&s[unit_at..]);
+    if unit.is_none() && unit_at == end && b.get(end).is_some_and(u8::is_ascii_alphabetic) && pre_cur.is_none() {
+        return skip_token(b, end);
+    }
+    let (dim, scale, fahrenheit, unit_len) = match (pre_cur, unit) {
+        (Some(c), Some((len, u))) if matches!(u.dim, Dim::Money(_)) => {
+            let _ = c;
+            (u.dim, 1.0, false, len)
+        }
+        (Some(c), _) => (Dim::Money(c), 1.0, false, 0),
+        (None, Some((len, u))) => (u.dim, u.scale, u.fahrenheit, len),
+        (None, None) => (Dim::Plain, 1.0, false, 0),
+    };
+    let stop = if unit_len > 0 { unit_at + unit_len } else { end };
+    let value = if fahrenheit { (raw - 32.0) * 5.0 / 9.0 } else { raw * scale };
+    let mut q = quantity(value, raw, dim, start - pre_len, stop, decimals, scale);
+    q.fahrenheit = fahrenheit;
+    if dim == Dim::Plain {
+        q.word = counted_word(&s[end..]);
+    }
+    out.push(q);
+    stop
+}
+
+fn skip_token(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && (is_word_byte(b[i]) || (matches!(b[i], b'-' | b'.') && b.get(i + 1).is_some_and(|c| is_word_byte(*c)))) {
+        i += 1;
+    }
+    i
+}
+
+fn quantity(value: f64, raw: f64, dim: Dim, start: usize, end: usize, decimals: u8, scale: f64) -> Quantity {
+    Quantity {
+        value,
+        raw,
+        dim,
+        word: String::new(),
+        decimals,
+        scale,
+        start,
+        end,
+        fahrenheit: false,
+    }
+}
+
+/// `下午`/`晚上`/`pm`-style words before a clock time move it past noon.
+fn day_part(before: &str, hours: f64) -> f64 {
+    let tail: String = before.chars().rev().take(4).collect::<Vec<_>>().into_iter().rev().collect();
+    if hours < 12.0 && ["下午", "晚上", "傍晚", "夜里", "夜间", "夜晚", "晚间", "中午"].iter().any(|w| tail.contains(w)) {
+        if tail.contains("中午") && hours != 12.0 && hours > 3.0 {
+            return hours;
+        }
+        return hours + 12.0;
+    }
+    hours
+}
+
+fn chinese_date_or_clock(s: &str, start: usize, j: usize, raw: f64) -> Option<Quantity> {
+    let rest = &s[j..];
+    let t = rest.trim_start_matches(' ');
+    let at = j + rest.len() - t.len();
+    let next_num = |from: &str| -> Option<(f64, usize)> {
+        let f = from.trim_start_matches(' ');
+        let skip = from.len() - f.len();
+        let n: String = f.chars().take_while(char::is_ascii_digit).collect();
+        if !n.is_empty() {
+            return Some((n.parse().ok()?, skip + n.len()));
+        }
+        let z: String = f.chars().take_while(|c| ZH_DIGITS.contains(*c)).collect();
+        if !z.is_empty() {
+            return Some((zh_value(&z)?, skip + z.len()));
+        }
+        None
+    };
+    if let Some(after_year) = t.strip_prefix('年')
+        && let Some((m, ml)) = next_num(after_year)
+        && after_year[ml..].trim_start().starts_with('月')
+    {
+        let am = after_year[ml..].trim_start_matches(' ');
+        let am = &am['月'.len_utf8()..];
+        let base = at + '年'.len_utf8() + ml + (after_year[ml..].len() - after_year[ml..].trim_start_matches(' ').len()) + '月'.len_utf8();
+        let (d, end) = match next_num(am) {
+            Some((d, dl)) if am[dl..].trim_start().starts_with(['日', '号']) => {
+                let pad = am[dl..].len() - am[dl..].trim_start_matches(' ').len();
+                (d, base + dl + pad + 3)
+            }
+            _ => (0.0, base),
+        };
+        return Some(quantity(raw * 10000.0 + m * 100.0 + d, raw, Dim::Date, start, end, 0, 1.0));
+    }
+    if raw <= 12.0
+        && let Some(after_month) = t.strip_prefix('月')
+        && let Some((d, dl)) = next_num(after_month)
+        && after_month[dl..].trim_start().starts_with(['日', '号'])
+    {
+        let pad = after_month[dl..].len() - after_month[dl..].trim_start_matches(' ').len();
+        let end = at + '月'.len_utf8() + dl + pad + 3;
+        return Some(quantity(raw * 100.0 + d, raw, Dim::Date, start, end, 0, 1.0));
+    }
+    if raw <= 24.0
+        && let Some(after_hour) = t.strip_prefix('点').or_else(|| t.strip_prefix('时'))
+    {
+        let mut end = at + 3;
+        let mut minutes = 0.0;
+        if let Some(half) = after_hour.strip_prefix('半') {
+            let _ = half;
+            minutes = 30.0;
+            end += 3;
+        } else if let Some((m, ml)) = next_num(after_hour)
+            && after_hour[ml..].trim_start().starts_with('分')
+        {
+            let pad = after_hour[ml..].len() - after_hour[ml..].trim_start_matches(' ').len();
+            minutes = m;
+            end += ml + pad + 3;
+        } else if after_hour.starts_with('钟') {
+            end += 3;
+        }
+        let hours = day_part(&s[..start], raw);
+        return Some(quantity(hours * 60.0 + minutes, hours * 60.0 + minutes, Dim::Clock, start, end, 0, 1.0));
+    }
+    None
+}
+
+const MONTHS: [&str; 12] = [
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+];
+
+fn month_at(word: &str) -> Option<f64> {
+    let w = word.to_ascii_lowercase();
+    if w.len() < 3 {
+        return None;
+    }
+    MONTHS
+        .iter()
+        .position(|m| w.starts_with(m))
+        .map(|p| p as f64 + 1.0)
+}
+
+fn english_date(s: &str, start: usize, j: usize, raw: f64) -> Option<Quantity> {
+    // `20 November 2026`
+    let rest = &s[j..];
+    if raw <= 31.0 {
+        let t = rest.strip_prefix(' ').unwrap_or("");
+        let word: String = t.chars().take_while(char::is_ascii_alphabetic).collect();
+        if let Some(m) = month_at(&word).filter(|_| MONTHS.iter().any(|p| word.to_ascii_lowercase().starts_with(p))) {
+            let after = t[word.len()..].trim_start_matches(['.', ',']).trim_start_matches(' ');
+            let y: String = after.chars().take_while(char::is_ascii_digit).collect();
+            let skip = rest.len() - after.len();
+            let (year, end) = if y.len() == 4 { (y.parse().unwrap_or(0.0), j + skip + 4) } else { (0.0, j + 1 + word.len()) };
+            return Some(quantity(year * 10000.0 + m * 100.0 + raw, raw, Dim::Date, start, end, 0, 1.0));
+        }
+        // `November 20, 2026`: the month before the number.
+        let before = s[..start].trim_end_matches(' ');
+        let word: String = before.chars().rev().take_while(char::is_ascii_alphabetic).collect::<Vec<_>>().into_iter().rev().collect();
+        if before.len() < s[..start].len()
+            && let Some(m) = month_at(&word)
+            && MONTHS.iter().any(|p| word.to_ascii_lowercase().starts_with(p))
+        {
+            let after = rest.trim_start_matches([',', ' ']).trim_start_matches(|c: char| c == 's' || c == 't' || c == 'n' || c == 'd' || c == 'r' || c == 'h');
+            let after = after.trim_start_matches([',', ' ']);
+            let y: String = after.chars().take_while(char::is_ascii_digit).collect();
+            let (year, end) = if y.len() == 4 { (y.parse().unwrap_or(0.0), s.len() - after.len() + 4) } else { (0.0, j) };
+            return Some(quantity(year * 10000.0 + m * 100.0 + raw, raw, Dim::Date, before.len() - word.len(), end, 0, 1.0));
+        }
+    }
+    None
+}
+
+fn scan_chinese(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
+    let run: String = s[start..].chars().take_while(|c| ZH_DIGITS.contains(*c)).collect();
+    let j = start + run.len();
+    let Some(raw) = zh_value(&run) else {
+        return j;
+    };
+    let before: String = s[..start].chars().rev().take(3).collect::<Vec<_>>().into_iter().rev().collect();
+    // `百分之十五`.
+    if before.ends_with("百分之") {
+        let from = start - "百分之".len();
+        out.push(quantity(raw, raw, Dim::Percent, from, j, 0, 1.0));
+        return j;
+    }
+    // `每百万 token`, `3 美元/百万 token`: a rate's denominator, not a count.
+    if before.ends_with('每') || before.trim_end().ends_with('/') {
+        return j;
+    }
+    // Words made of numerals that are not numbers: 一般, 一些, 一下, 十分, 万一, 千万.
+    let next = s[j..].chars().next().unwrap_or(' ');
+    if run.chars().count() == 1 && "一两".contains(run.as_str()) && !matches!(next, '元' | '块' | '点' | '小' | '天' | '分' | '秒' | '周' | '个' | '年' | '月' | '美') {
+        return j;
+    }
+    if let Some(q) = chinese_date_or_clock(s, start, j, raw) {
+        // A numeral clock needs a day part or minutes (`一点` alone is "a little").
+        let has_minutes = s[j..q.end].contains('分') || s[j..q.end].contains('半');
+        let has_part = day_part(&s[..start], 1.0) != 1.0 || before.contains("早上") || before.contains("上午") || before.contains("凌晨");
+        if q.dim != Dim::Clock || has_minutes || has_part {
+            let end = q.end;
+            out.push(q);
+            return end;
+        }
+        return j;
+    }
+    let unit = suffix_unit(&s[j..]);
+    match unit {
+        Some((len, u)) => {
+            let value = if u.fahrenheit { (raw - 32.0) * 5.0 / 9.0 } else { raw * u.scale };
+            let mut q = quantity(value, raw, u.dim, start, j + len, 0, u.scale);
+            q.fahrenheit = u.fahrenheit;
+            out.push(q);
+            j + len
+        }
+        None => {
+            // A count with a measure word (`五十位`), else not read as a number.
+            // Small counts in words are discourse ("两个城市", "这三项"), not facts; a count
+            // needs its measure word right after it.
+            let word: String = s[j..]
+                .chars()
+                .next()
+                .filter(|c| "个位名人家台条份次张件间晚席".contains(*c))
+                .map(String::from)
+                .unwrap_or_default();
+            if !word.is_empty() && raw >= 10.0 {
+                let end = j + word.len();
+                let mut q = quantity(raw, raw, Dim::Plain, start, end, 0, 1.0);
+                q.word = word;
+                out.push(q);
+                return end;
+            }
+            j
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(s: &str) -> Quantity {
+        let f = fold(s);
+        let qs = scan(&f);
+        assert_eq!(qs.len(), 1, "{s}: {qs:?}");
+        qs[0].clone()
+    }
+
+    fn same(a: &str, b: &str) -> bool {
+        one(a).same_as(&one(b))
+    }
+
+    #[test]
+    fn one_notation_for_amounts_numbers_and_units() {
+        assert!(same("6 USD", "$6"));
+        assert!(same("每百万 token 6 美元", "$6 / MTok"));
+        assert!(same("6 美金", "$6"));
+        assert!(same("500,000 tokens", "500K tokens"));
+        assert!(same("50 万 tokens", "500K"));
+        assert!(same("RMB 1,200", "1200 元"));
+        assert!(same("三百二十元", "320 元"));
+        assert!(same("30000 毫秒", "30 秒"));
+        assert!(same("30 seconds", "30000 ms"));
+        assert!(same("over 4 hours", "超过 4 小时"));
+        assert!(same("8:05 AM", "08:05"));
+        assert!(same("上午8点05分", "08:05"));
+        assert!(same("晚上10点", "22:00"));
+        assert!(same("November 20, 2026", "2026-11-20"));
+        assert!(same("2026年11月20日", "2026-11-20"));
+        assert!(same("66 °F", "19 °C"));
+        assert!(same("百分之十五", "15%"));
+        assert!(same("１２００元", "1200 元"));
+        assert!(!same("$6", "6 元"));
+        assert!(!same("$30", "$3"));
+        assert!(!same("8:05", "8"));
+    }
+
+    #[test]
+    fn never_panics_on_any_cut_of_mixed_text() {
+        let text = "¥12 US$3 NT$500 2026年11月20日 11月2日 上午8点05分 下午一点半 三百二十元 百分之十五 \
+            8:05 pm 13:28 2026-11-20 Nov 20, 2026 20 November 2026 5 小时 23 分钟 1.5% 500K 50 万 \
+            30000ms G102 v3.4.1 一般 两 刀 ℃ 66°F $6 / MTok 1,200 元 超过4小时 第3 1. 12、";
+        for (i, _) in text.char_indices() {
+            for (j, _) in text[i..].char_indices() {
+                let _ = scan(&fold(&text[i..i + j]));
+            }
+            let _ = scan(&fold(&text[i..]));
+        }
+    }
+
+    #[test]
+    fn numbers_inside_tokens_are_not_quantities() {
+        for s in ["G102", "atlas-medium-2", "v3.4.1", "CR400BF", "x86_64", "3.4.1", "A12"] {
+            assert!(scan(&fold(s)).is_empty(), "{s}");
+        }
+        assert!(scan(&fold("一般来说一些")).is_empty());
+        assert_eq!(one("5 小时 23 分钟").value, 5.0 * 3600.0 + 23.0 * 60.0);
+    }
+}
