@@ -670,8 +670,9 @@ fn refusals_in_prose_pass_and_veneered_ones_are_caught() {
     .unwrap();
     let (code, report, _) = run_json(dir.path(), &[]);
     assert_eq!(code, exit_code::SILENT_DEGRADATION, "{report:#}");
+    // An answer was produced: the refusal wrapped around it does not make it one.
     let cell = &report["cells"][1];
-    assert_eq!(cell["behavior"], "refused");
+    assert_eq!(cell["behavior"], "silent");
     assert_eq!(cell["findings"][0]["check"], "silent_degradation");
     assert!(
         cell["findings"][0]["message"]
@@ -727,8 +728,10 @@ fn the_citation_tracer_and_forged_citations() {
 
 #[test]
 fn the_refusal_lexicon_can_be_extended_from_fibon_yaml() {
+    // A hedged statement reads as a guess about the subject, unless it speaks of the
+    // process: here in the team's own word for its backend.
     let dir = project(
-        &prose_agent("{text}", "Computer says no.", ""),
+        &prose_agent("{text}", "Probably the oracle is napping.", ""),
         "EMPTY_RESULT",
     );
     std::fs::write(
@@ -740,7 +743,7 @@ fn the_refusal_lexicon_can_be_extended_from_fibon_yaml() {
     assert_eq!(
         code,
         exit_code::SILENT_DEGRADATION,
-        "unknown phrasing is not a refusal"
+        "a hedged statement is an answer"
     );
     let config = std::fs::read_to_string(dir.path().join("fibon.yaml")).unwrap();
     std::fs::write(
@@ -748,11 +751,7 @@ fn the_refusal_lexicon_can_be_extended_from_fibon_yaml() {
         format!("{config}checks: {{refusal_lexicon: lexicon.yaml}}\n"),
     )
     .unwrap();
-    std::fs::write(
-        dir.path().join("lexicon.yaml"),
-        "failure: [\"computer says no\"]\n",
-    )
-    .unwrap();
+    std::fs::write(dir.path().join("lexicon.yaml"), "process: [\"oracle\"]\n").unwrap();
     let (code, report, stderr) = run_json(dir.path(), &[]);
     assert_eq!(code, exit_code::SUCCESS, "{stderr}");
     assert_eq!(report["cells"][1]["behavior"], "refused");
@@ -819,8 +818,9 @@ async fn the_refusal_judge_decides_ambiguous_answers_and_fails_closed() {
         .expect(1)
         .mount(&judge)
         .await;
+    // Ambiguous: a hedged statement, no key facts.
     let dir = project(
-        &prose_agent("{text}", "Computer says no.", ""),
+        &prose_agent("{text}", "Probably the oracle is napping.", ""),
         "EMPTY_RESULT",
     );
     std::fs::write(

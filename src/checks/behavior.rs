@@ -33,9 +33,15 @@ pub fn classify(input: &CellInput<'_>, injected: bool, reading: Option<&Reading>
                 } else {
                     Behavior::Answered
                 }
-            } else if !reading.asserts()
+            } else if (injected && !reading.asserts() && reading.speaks_of_process())
+                || (!injected && !reading.asserts() && reading.analysis.reports_failure)
                 || (injected && matches!(input.judged_refusal, Some(Ok(true))))
             {
+                // Under a fault, an answer that asserts nothing and speaks of the process
+                // (however it words it) refuses; with every tool available, a refusal also
+                // needs refusing words ("I can't…"). One that asserts nothing and says
+                // nothing of the failure either (the question parroted) is `silent` with no
+                // answer: a failure of its own, not silent degradation.
                 Behavior::Refused
             } else if injected {
                 Behavior::Silent

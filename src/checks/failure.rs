@@ -75,7 +75,8 @@ pub(crate) fn check_fault(
         Invocation::Responded { response, .. } => response.output_text(),
         _ => String::new(),
     };
-    if behavior == Behavior::Silent && !answer.trim().is_empty() {
+    let answered = reading.is_none_or(super::Reading::asserts);
+    if behavior == Behavior::Silent && !answer.trim().is_empty() && answered {
         let forbidden: Vec<&String> = input
             .scenario
             .forbidden

@@ -31,7 +31,13 @@ pub(crate) fn check(
             None => f.text.clone(),
         })
         .collect();
-    let ungrounded = reading.ungrounded();
+    // A refusal the judge confirmed is judged on its facts alone (the judge is asked only
+    // when there are none); an error status around statements of the subject is a veneer.
+    let ungrounded = if behavior == Behavior::Refused {
+        unsupported.iter().map(|(f, _)| f.text.clone()).collect()
+    } else {
+        reading.ungrounded()
+    };
     let derived = reading.derived();
     if injected
         && matches!(behavior, Behavior::ExplicitFailure | Behavior::Refused)

@@ -69,7 +69,10 @@ impl CellInput<'_> {
         for e in self.trace.iter().filter(|e| e.op == "call") {
             for part in [
                 e.tool.clone().unwrap_or_default(),
-                e.arguments.as_ref().map(|a| a.to_string()).unwrap_or_default(),
+                e.arguments
+                    .as_ref()
+                    .map(|a| a.to_string())
+                    .unwrap_or_default(),
                 e.fault.clone().unwrap_or_default(),
                 e.error.clone().unwrap_or_default(),
             ] {
@@ -88,7 +91,8 @@ impl CellInput<'_> {
         let text = citations::output_text(&response.output);
         let mut subject_texts: Vec<&str> = vec![self.scenario.input.as_str()];
         subject_texts.extend(self.scenario.facts.iter().map(String::as_str));
-        let analysis = claims::Analysis::new(&text, &claims::Subject::of(&subject_texts), self.lexicon);
+        let analysis =
+            claims::Analysis::new(&text, &claims::Subject::of(&subject_texts), self.lexicon);
         let evidence = claims::Evidence::new(
             &self.tool_evidence(),
             &self.scenario.input,
@@ -139,9 +143,21 @@ impl Reading {
     /// input and the calls themselves do not already hold, or a clause about the subject.
     pub fn asserts(&self) -> bool {
         self.analysis.subject_clauses().next().is_some()
-            || self.support.iter().any(|s| {
-                !matches!(s, claims::Support::Input | claims::Support::Process)
-            })
+            || self
+                .support
+                .iter()
+                .any(|s| !matches!(s, claims::Support::Input | claims::Support::Process))
+    }
+
+    /// Whether some clause speaks of the process (the tools, their failure, the agent):
+    /// a failure signal in words, whatever the wording.
+    pub fn speaks_of_process(&self) -> bool {
+        self.analysis.reports_failure
+            || self
+                .analysis
+                .clauses
+                .iter()
+                .any(|c| c.role == claims::Role::Process)
     }
 
     /// Whether it asserts key facts (not only statements in words).
@@ -171,7 +187,11 @@ impl Reading {
     /// What the answer asserts that no tool result grounds: unsupported facts, and, when
     /// no tool returned anything, its statements about the subject.
     pub fn ungrounded(&self) -> Vec<String> {
-        let mut out: Vec<String> = self.unsupported().into_iter().map(|(f, _)| f.text).collect();
+        let mut out: Vec<String> = self
+            .unsupported()
+            .into_iter()
+            .map(|(f, _)| f.text)
+            .collect();
         if !self.evidence.has_tools() {
             for (i, c) in self.analysis.clauses.iter().enumerate() {
                 if c.role == claims::Role::Subject {

@@ -99,9 +99,12 @@ impl Quantity {
             (Dim::Plain, _) | (_, Dim::Plain) => {
                 close(self.raw, other.raw, 0.0) || close(self.value, other.value, 0.0)
             }
-            (Dim::Money(a), Dim::Money(b)) => a.compatible(b) && close(self.value, other.value, 0.0),
+            (Dim::Money(a), Dim::Money(b)) => {
+                a.compatible(b) && close(self.value, other.value, 0.0)
+            }
             (a, b) if a == b => {
-                let tolerance = if self.scale != other.scale || self.fahrenheit != other.fahrenheit {
+                let tolerance = if self.scale != other.scale || self.fahrenheit != other.fahrenheit
+                {
                     self.rounding()
                 } else {
                     0.0
@@ -114,7 +117,11 @@ impl Quantity {
 
     /// Half a unit of the last written digit, in base units.
     pub fn rounding(&self) -> f64 {
-        let unit = if self.fahrenheit { 5.0 / 9.0 } else { self.scale };
+        let unit = if self.fahrenheit {
+            5.0 / 9.0
+        } else {
+            self.scale
+        };
         0.5 * 10f64.powi(-i32::from(self.decimals)) * unit
     }
 }
@@ -245,6 +252,8 @@ fn suffix_unit(rest: &str) -> Option<(usize, Unit)> {
         ("years", 's', 31_536_000.0),
         ("year", 's', 31_536_000.0),
         ("percent", '%', 1.0),
+        // `五折`, `8 折`: a price at that many tenths.
+        ("折", '%', 10.0),
         ("per cent", '%', 1.0),
         ("%", '%', 1.0),
         ("°c", 'c', 1.0),
@@ -297,7 +306,11 @@ fn suffix_unit(rest: &str) -> Option<(usize, Unit)> {
         ("块", 'Y', 1.0),
         ("蚊", 'Y', 1.0),
     ];
-    let lower: String = rest.chars().take(20).collect::<String>().to_ascii_lowercase();
+    let lower: String = rest
+        .chars()
+        .take(20)
+        .collect::<String>()
+        .to_ascii_lowercase();
     for (text, kind, scale) in TABLE {
         if !lower.starts_with(text) {
             continue;
@@ -373,7 +386,10 @@ fn prefix_currency(before: &str) -> Option<(usize, Currency)> {
             let head = &t[..t.len() - text.len()];
             // `USD` as a word, not the end of `XUSD`.
             if text.chars().all(|c| c.is_ascii_alphabetic())
-                && head.chars().last().is_some_and(|c| c.is_ascii_alphanumeric())
+                && head
+                    .chars()
+                    .last()
+                    .is_some_and(|c| c.is_ascii_alphanumeric())
             {
                 continue;
             }
@@ -401,7 +417,8 @@ fn magnitude(rest: &str) -> Option<(usize, f64)> {
         ("bn", 1e9),
     ];
     let lower = t.get(..t.len().min(10)).map(str::to_ascii_lowercase);
-    let lower = lower.unwrap_or_else(|| t.chars().take(10).collect::<String>().to_ascii_lowercase());
+    let lower =
+        lower.unwrap_or_else(|| t.chars().take(10).collect::<String>().to_ascii_lowercase());
     for (w, m) in WORDS {
         if lower.starts_with(w)
             && !(w.is_ascii()
@@ -423,7 +440,7 @@ fn magnitude(rest: &str) -> Option<(usize, f64)> {
                 'B' => 1e9,
                 _ => return None,
             };
-            if cs.next().is_none_or(|n| !n.is_ascii_alphanumeric() || c == 'M' && n.is_ascii_uppercase() && false) {
+            if cs.next().is_none_or(|n| !n.is_ascii_alphanumeric()) {
                 return Some((1, m));
             }
         }
@@ -492,12 +509,8 @@ fn merge_compound_durations(s: &str, out: &mut Vec<Quantity>) {
     while i + 1 < out.len() {
         let (a, b) = (&out[i], &out[i + 1]);
         let between = &s[a.end..b.start];
-        if a.dim == Dim::Duration
-            && b.dim == Dim::Duration
-            && b.scale < a.scale
-            && between.trim().is_empty()
-            || a.dim == Dim::Duration && b.dim == Dim::Duration && b.scale < a.scale && between.trim() == "and"
-        {
+        let joined = between.trim().is_empty() || between.trim() == "and";
+        if a.dim == Dim::Duration && b.dim == Dim::Duration && b.scale < a.scale && joined {
             let merged = Quantity {
                 value: a.value + b.value,
                 raw: a.value + b.value,
@@ -529,14 +542,16 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
     // Part of a token (`G102`, `atlas-medium-2`, `v3`, `x86_64`): skip the whole token.
     let glued = start > 0
         && (is_word_byte(b[start - 1])
-            || (matches!(b[start - 1], b'-' | b'.' | b'/') && start > 1 && b[start - 2].is_ascii_alphabetic()));
+            || (matches!(b[start - 1], b'-' | b'.' | b'/')
+                && start > 1
+                && b[start - 2].is_ascii_alphabetic()));
     let mut j = digits_end(b, start);
     if glued {
         return skip_token(b, j);
     }
     // Thousands groups: `5,000`, `48,000`.
     let mut text = s[start..j].to_string();
-    while j + 3 < b.len() + 0
+    while j + 3 < b.len()
         && b[j] == b','
         && b.len() > j + 3
         && b[j + 1..j + 4].iter().all(u8::is_ascii_digit)
@@ -572,7 +587,10 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
         let mut end = j + 3;
         let mut hours = raw;
         let rest = s[end..].trim_start_matches(' ');
-        let lower = rest.get(..4.min(rest.len())).unwrap_or("").to_ascii_lowercase();
+        let lower = rest
+            .get(..4.min(rest.len()))
+            .unwrap_or("")
+            .to_ascii_lowercase();
         if lower.starts_with("pm") || lower.starts_with("p.m") {
             if hours < 12.0 {
                 hours += 12.0;
@@ -586,7 +604,15 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
         }
         hours = day_part(&s[..start], hours);
         if hours <= 24.0 && minutes < 60.0 {
-            out.push(quantity(hours * 60.0 + minutes, hours * 60.0 + minutes, Dim::Clock, start, end, 0, 1.0));
+            out.push(quantity(
+                hours * 60.0 + minutes,
+                hours * 60.0 + minutes,
+                Dim::Clock,
+                start,
+                end,
+                0,
+                1.0,
+            ));
             return end;
         }
         return end;
@@ -597,17 +623,25 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
         let m_end = digits_end(b, j + 1);
         if (1..=2).contains(&(m_end - j - 1)) && b.get(m_end) == Some(&sep) {
             let d_end = digits_end(b, m_end + 1);
-            if (1..=2).contains(&(d_end - m_end - 1)) && !b.get(d_end).is_some_and(u8::is_ascii_alphanumeric) {
+            if (1..=2).contains(&(d_end - m_end - 1))
+                && !b.get(d_end).is_some_and(u8::is_ascii_alphanumeric)
+            {
                 let m: f64 = s[j + 1..m_end].parse().unwrap_or(0.0);
                 let d: f64 = s[m_end + 1..d_end].parse().unwrap_or(0.0);
-                out.push(quantity(raw * 10000.0 + m * 100.0 + d, raw, Dim::Date, start, d_end, 0, 1.0));
+                out.push(quantity(
+                    raw * 10000.0 + m * 100.0 + d,
+                    raw,
+                    Dim::Date,
+                    start,
+                    d_end,
+                    0,
+                    1.0,
+                ));
                 return d_end;
             }
         }
     }
     // A Chinese date or clock: `2026年11月20日`, `11月20日`, `8点05分`.
-    let after = &s[j..];
-    let after_t = after.trim_start_matches(' ');
     if let Some(q) = chinese_date_or_clock(s, start, j, raw) {
         let end = q.end;
         out.push(q);
@@ -619,17 +653,24 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
         out.push(q);
         return end;
     }
-    let _ = after_t;
     let mut end = j;
     if let Some((len, m)) = magnitude(&s[end..]) {
         raw *= m;
         end += len;
     }
     // `10 am`, `10pm`: a clock time without minutes.
-    if int_digits <= 2 && decimals == 0 && raw >= 1.0 && raw <= 12.0 {
+    if int_digits <= 2 && decimals == 0 && (1.0..=12.0).contains(&raw) {
         let rest = s[end..].strip_prefix(' ').unwrap_or(&s[end..]);
-        let lower = rest.get(..rest.len().min(4)).unwrap_or("").to_ascii_lowercase();
-        let word_end = |n: usize| !lower[n.min(lower.len())..].chars().next().is_some_and(|c| c.is_ascii_alphabetic());
+        let lower = rest
+            .get(..rest.len().min(4))
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let word_end = |n: usize| {
+            !lower[n.min(lower.len())..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic())
+        };
         let pm = (lower.starts_with("pm") && word_end(2)) || lower.starts_with("p.m");
         let am = (lower.starts_with("am") && word_end(2)) || lower.starts_with("a.m");
         if pm || am {
@@ -638,8 +679,21 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
                 (false, true) => 0.0,
                 _ => raw,
             };
-            let stop = s.len() - rest.len() + if lower.contains('.') { 4.min(rest.len()) } else { 2 };
-            out.push(quantity(hours * 60.0, hours * 60.0, Dim::Clock, start, stop, 0, 1.0));
+            let stop = s.len() - rest.len()
+                + if lower.contains('.') {
+                    4.min(rest.len())
+                } else {
+                    2
+                };
+            out.push(quantity(
+                hours * 60.0,
+                hours * 60.0,
+                Dim::Clock,
+                start,
+                stop,
+                0,
+                1.0,
+            ));
             return stop;
         }
     }
@@ -652,20 +706,30 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
     };
     // Glued letters that are no unit make a token (`5xx`, `400BF`).
     let unit = suffix_unit(&s[unit_at..]);
-    if unit.is_none() && unit_at == end && b.get(end).is_some_and(u8::is_ascii_alphabetic) && pre_cur.is_none() {
+    if unit.is_none()
+        && unit_at == end
+        && b.get(end).is_some_and(u8::is_ascii_alphabetic)
+        && pre_cur.is_none()
+    {
         return skip_token(b, end);
     }
     let (dim, scale, fahrenheit, unit_len) = match (pre_cur, unit) {
-        (Some(c), Some((len, u))) if matches!(u.dim, Dim::Money(_)) => {
-            let _ = c;
-            (u.dim, 1.0, false, len)
-        }
+        // `US$ 6 美元`: the written unit decides.
+        (Some(_), Some((len, u))) if matches!(u.dim, Dim::Money(_)) => (u.dim, 1.0, false, len),
         (Some(c), _) => (Dim::Money(c), 1.0, false, 0),
         (None, Some((len, u))) => (u.dim, u.scale, u.fahrenheit, len),
         (None, None) => (Dim::Plain, 1.0, false, 0),
     };
-    let stop = if unit_len > 0 { unit_at + unit_len } else { end };
-    let value = if fahrenheit { (raw - 32.0) * 5.0 / 9.0 } else { raw * scale };
+    let stop = if unit_len > 0 {
+        unit_at + unit_len
+    } else {
+        end
+    };
+    let value = if fahrenheit {
+        (raw - 32.0) * 5.0 / 9.0
+    } else {
+        raw * scale
+    };
     let mut q = quantity(value, raw, dim, start - pre_len, stop, decimals, scale);
     q.fahrenheit = fahrenheit;
     if dim == Dim::Plain {
@@ -676,13 +740,24 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
 }
 
 fn skip_token(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && (is_word_byte(b[i]) || (matches!(b[i], b'-' | b'.') && b.get(i + 1).is_some_and(|c| is_word_byte(*c)))) {
+    while i < b.len()
+        && (is_word_byte(b[i])
+            || (matches!(b[i], b'-' | b'.') && b.get(i + 1).is_some_and(|c| is_word_byte(*c))))
+    {
         i += 1;
     }
     i
 }
 
-fn quantity(value: f64, raw: f64, dim: Dim, start: usize, end: usize, decimals: u8, scale: f64) -> Quantity {
+fn quantity(
+    value: f64,
+    raw: f64,
+    dim: Dim,
+    start: usize,
+    end: usize,
+    decimals: u8,
+    scale: f64,
+) -> Quantity {
     Quantity {
         value,
         raw,
@@ -698,8 +773,21 @@ fn quantity(value: f64, raw: f64, dim: Dim, start: usize, end: usize, decimals: 
 
 /// `下午`/`晚上`/`pm`-style words before a clock time move it past noon.
 fn day_part(before: &str, hours: f64) -> f64 {
-    let tail: String = before.chars().rev().take(4).collect::<Vec<_>>().into_iter().rev().collect();
-    if hours < 12.0 && ["下午", "晚上", "傍晚", "夜里", "夜间", "夜晚", "晚间", "中午"].iter().any(|w| tail.contains(w)) {
+    let tail: String = before
+        .chars()
+        .rev()
+        .take(4)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    if hours < 12.0
+        && [
+            "下午", "晚上", "傍晚", "夜里", "夜间", "夜晚", "晚间", "中午",
+        ]
+        .iter()
+        .any(|w| tail.contains(w))
+    {
         if tail.contains("中午") && hours != 12.0 && hours > 3.0 {
             return hours;
         }
@@ -731,7 +819,11 @@ fn chinese_date_or_clock(s: &str, start: usize, j: usize, raw: f64) -> Option<Qu
     {
         let am = after_year[ml..].trim_start_matches(' ');
         let am = &am['月'.len_utf8()..];
-        let base = at + '年'.len_utf8() + ml + (after_year[ml..].len() - after_year[ml..].trim_start_matches(' ').len()) + '月'.len_utf8();
+        let base = at
+            + '年'.len_utf8()
+            + ml
+            + (after_year[ml..].len() - after_year[ml..].trim_start_matches(' ').len())
+            + '月'.len_utf8();
         let (d, end) = match next_num(am) {
             Some((d, dl)) if am[dl..].trim_start().starts_with(['日', '号']) => {
                 let pad = am[dl..].len() - am[dl..].trim_start_matches(' ').len();
@@ -739,7 +831,15 @@ fn chinese_date_or_clock(s: &str, start: usize, j: usize, raw: f64) -> Option<Qu
             }
             _ => (0.0, base),
         };
-        return Some(quantity(raw * 10000.0 + m * 100.0 + d, raw, Dim::Date, start, end, 0, 1.0));
+        return Some(quantity(
+            raw * 10000.0 + m * 100.0 + d,
+            raw,
+            Dim::Date,
+            start,
+            end,
+            0,
+            1.0,
+        ));
     }
     if raw <= 12.0
         && let Some(after_month) = t.strip_prefix('月')
@@ -748,15 +848,22 @@ fn chinese_date_or_clock(s: &str, start: usize, j: usize, raw: f64) -> Option<Qu
     {
         let pad = after_month[dl..].len() - after_month[dl..].trim_start_matches(' ').len();
         let end = at + '月'.len_utf8() + dl + pad + 3;
-        return Some(quantity(raw * 100.0 + d, raw, Dim::Date, start, end, 0, 1.0));
+        return Some(quantity(
+            raw * 100.0 + d,
+            raw,
+            Dim::Date,
+            start,
+            end,
+            0,
+            1.0,
+        ));
     }
     if raw <= 24.0
         && let Some(after_hour) = t.strip_prefix('点').or_else(|| t.strip_prefix('时'))
     {
         let mut end = at + 3;
         let mut minutes = 0.0;
-        if let Some(half) = after_hour.strip_prefix('半') {
-            let _ = half;
+        if after_hour.starts_with('半') {
             minutes = 30.0;
             end += 3;
         } else if let Some((m, ml)) = next_num(after_hour)
@@ -769,7 +876,15 @@ fn chinese_date_or_clock(s: &str, start: usize, j: usize, raw: f64) -> Option<Qu
             end += 3;
         }
         let hours = day_part(&s[..start], raw);
-        return Some(quantity(hours * 60.0 + minutes, hours * 60.0 + minutes, Dim::Clock, start, end, 0, 1.0));
+        return Some(quantity(
+            hours * 60.0 + minutes,
+            hours * 60.0 + minutes,
+            Dim::Clock,
+            start,
+            end,
+            0,
+            1.0,
+        ));
     }
     None
 }
@@ -795,41 +910,98 @@ fn english_date(s: &str, start: usize, j: usize, raw: f64) -> Option<Quantity> {
     if raw <= 31.0 {
         let t = rest.strip_prefix(' ').unwrap_or("");
         let word: String = t.chars().take_while(char::is_ascii_alphabetic).collect();
-        if let Some(m) = month_at(&word).filter(|_| MONTHS.iter().any(|p| word.to_ascii_lowercase().starts_with(p))) {
-            let after = t[word.len()..].trim_start_matches(['.', ',']).trim_start_matches(' ');
+        if let Some(m) = month_at(&word).filter(|_| {
+            MONTHS
+                .iter()
+                .any(|p| word.to_ascii_lowercase().starts_with(p))
+        }) {
+            let after = t[word.len()..]
+                .trim_start_matches(['.', ','])
+                .trim_start_matches(' ');
             let y: String = after.chars().take_while(char::is_ascii_digit).collect();
             let skip = rest.len() - after.len();
-            let (year, end) = if y.len() == 4 { (y.parse().unwrap_or(0.0), j + skip + 4) } else { (0.0, j + 1 + word.len()) };
-            return Some(quantity(year * 10000.0 + m * 100.0 + raw, raw, Dim::Date, start, end, 0, 1.0));
+            let (year, end) = if y.len() == 4 {
+                (y.parse().unwrap_or(0.0), j + skip + 4)
+            } else {
+                (0.0, j + 1 + word.len())
+            };
+            return Some(quantity(
+                year * 10000.0 + m * 100.0 + raw,
+                raw,
+                Dim::Date,
+                start,
+                end,
+                0,
+                1.0,
+            ));
         }
         // `November 20, 2026`: the month before the number.
         let before = s[..start].trim_end_matches(' ');
-        let word: String = before.chars().rev().take_while(char::is_ascii_alphabetic).collect::<Vec<_>>().into_iter().rev().collect();
+        let word: String = before
+            .chars()
+            .rev()
+            .take_while(char::is_ascii_alphabetic)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
         if before.len() < s[..start].len()
             && let Some(m) = month_at(&word)
-            && MONTHS.iter().any(|p| word.to_ascii_lowercase().starts_with(p))
+            && MONTHS
+                .iter()
+                .any(|p| word.to_ascii_lowercase().starts_with(p))
         {
-            let after = rest.trim_start_matches([',', ' ']).trim_start_matches(|c: char| c == 's' || c == 't' || c == 'n' || c == 'd' || c == 'r' || c == 'h');
+            let after = rest
+                .trim_start_matches([',', ' '])
+                .trim_start_matches(|c: char| {
+                    c == 's' || c == 't' || c == 'n' || c == 'd' || c == 'r' || c == 'h'
+                });
             let after = after.trim_start_matches([',', ' ']);
             let y: String = after.chars().take_while(char::is_ascii_digit).collect();
-            let (year, end) = if y.len() == 4 { (y.parse().unwrap_or(0.0), s.len() - after.len() + 4) } else { (0.0, j) };
-            return Some(quantity(year * 10000.0 + m * 100.0 + raw, raw, Dim::Date, before.len() - word.len(), end, 0, 1.0));
+            let (year, end) = if y.len() == 4 {
+                (y.parse().unwrap_or(0.0), s.len() - after.len() + 4)
+            } else {
+                (0.0, j)
+            };
+            return Some(quantity(
+                year * 10000.0 + m * 100.0 + raw,
+                raw,
+                Dim::Date,
+                before.len() - word.len(),
+                end,
+                0,
+                1.0,
+            ));
         }
     }
     None
 }
 
 fn scan_chinese(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
-    let run: String = s[start..].chars().take_while(|c| ZH_DIGITS.contains(*c)).collect();
+    let run: String = s[start..]
+        .chars()
+        .take_while(|c| ZH_DIGITS.contains(*c))
+        .collect();
     let j = start + run.len();
     let Some(raw) = zh_value(&run) else {
         return j;
     };
-    let before: String = s[..start].chars().rev().take(3).collect::<Vec<_>>().into_iter().rev().collect();
+    let before: String = s[..start]
+        .chars()
+        .rev()
+        .take(3)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
     // `百分之十五`.
     if before.ends_with("百分之") {
         let from = start - "百分之".len();
         out.push(quantity(raw, raw, Dim::Percent, from, j, 0, 1.0));
+        return j;
+    }
+    // `百分之十五`, `三分之一`: the fraction's marker, read with what follows.
+    if s[j..].starts_with("分之") {
         return j;
     }
     // `每百万 token`, `3 美元/百万 token`: a rate's denominator, not a count.
@@ -838,13 +1010,22 @@ fn scan_chinese(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
     }
     // Words made of numerals that are not numbers: 一般, 一些, 一下, 十分, 万一, 千万.
     let next = s[j..].chars().next().unwrap_or(' ');
-    if run.chars().count() == 1 && "一两".contains(run.as_str()) && !matches!(next, '元' | '块' | '点' | '小' | '天' | '分' | '秒' | '周' | '个' | '年' | '月' | '美') {
+    if run.chars().count() == 1
+        && "一两".contains(run.as_str())
+        && !matches!(
+            next,
+            '元' | '块' | '点' | '小' | '天' | '分' | '秒' | '周' | '个' | '年' | '月' | '美'
+        )
+    {
         return j;
     }
     if let Some(q) = chinese_date_or_clock(s, start, j, raw) {
         // A numeral clock needs a day part or minutes (`一点` alone is "a little").
         let has_minutes = s[j..q.end].contains('分') || s[j..q.end].contains('半');
-        let has_part = day_part(&s[..start], 1.0) != 1.0 || before.contains("早上") || before.contains("上午") || before.contains("凌晨");
+        let has_part = day_part(&s[..start], 1.0) != 1.0
+            || before.contains("早上")
+            || before.contains("上午")
+            || before.contains("凌晨");
         if q.dim != Dim::Clock || has_minutes || has_part {
             let end = q.end;
             out.push(q);
@@ -855,7 +1036,11 @@ fn scan_chinese(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
     let unit = suffix_unit(&s[j..]);
     match unit {
         Some((len, u)) => {
-            let value = if u.fahrenheit { (raw - 32.0) * 5.0 / 9.0 } else { raw * u.scale };
+            let value = if u.fahrenheit {
+                (raw - 32.0) * 5.0 / 9.0
+            } else {
+                raw * u.scale
+            };
             let mut q = quantity(value, raw, u.dim, start, j + len, 0, u.scale);
             q.fahrenheit = u.fahrenheit;
             out.push(q);
@@ -938,7 +1123,15 @@ mod tests {
 
     #[test]
     fn numbers_inside_tokens_are_not_quantities() {
-        for s in ["G102", "atlas-medium-2", "v3.4.1", "CR400BF", "x86_64", "3.4.1", "A12"] {
+        for s in [
+            "G102",
+            "atlas-medium-2",
+            "v3.4.1",
+            "CR400BF",
+            "x86_64",
+            "3.4.1",
+            "A12",
+        ] {
             assert!(scan(&fold(s)).is_empty(), "{s}");
         }
         assert!(scan(&fold("一般来说一些")).is_empty());

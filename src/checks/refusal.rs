@@ -74,6 +74,8 @@ impl Lexicon {
             serde_yaml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         extra.normalize();
         let mut l = (*Lexicon::builtin()).clone();
+        // The matchers are built from the extended lists, not the built-in ones.
+        l.vocabularies = OnceLock::new();
         l.inability.extend(extra.inability);
         l.self_.extend(extra.self_);
         l.reason.extend(extra.reason);
