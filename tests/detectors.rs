@@ -1,13 +1,18 @@
-//! The detectors against a labelled corpus (`tests/fixtures/answers/`, one answer per
-//! file): refusals (clean, veneered, none), the citation tracer's unsupported facts, and
-//! forged citations. Prints each detector's precision and recall, and fails below 0.95.
+//! The detectors against the labelled corpora of single answers (`tests/fixtures/answers*`,
+//! one answer per file), through the same analysis every cell's checks use
+//! (`checks::read_answer`): refusals (clean: asserts nothing; veneered: reports a failure,
+//! then asserts what no evidence supports; none), the citation tracer's unsupported facts,
+//! and forged citations. Prints each detector's precision and recall, and fails below 0.95.
+//! A fact counts as found when the reported one and the labelled one hold each other (the
+//! tracer reports `600`, the label says `600 requests per minute`).
 
 mod common;
 
 use std::collections::BTreeSet;
 
 use fibon_verify::checks::citations;
-use fibon_verify::checks::refusal::{self, Lexicon, RefusalKind};
+use fibon_verify::checks::refusal::{self, Lexicon};
+use fibon_verify::checks::{normalize, read_answer};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -15,6 +20,10 @@ struct Case {
     #[expect(dead_code, reason = "kept for people reading the corpus")]
     lang: String,
     input: String,
+    #[expect(
+        dead_code,
+        reason = "whether an answer was produced is read from what it asserts"
+    )]
     message_template: String,
     evidence: String,
     fetched_urls: Vec<String>,
@@ -90,15 +99,18 @@ fn score(folder: &str, floor: f64) -> (Vec<String>, Vec<String>) {
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
         let case: Case = serde_yaml::from_str(&std::fs::read_to_string(path).unwrap())
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let evidence = format!("{}\n{}", case.evidence, case.input);
-        let template = Some(case.message_template.as_str()).filter(|t| !t.is_empty());
-        let kind = refusal::classify(
+        let reading = read_answer(
             &case.answer,
-            template,
             &case.evidence,
             &case.input,
+            case.fetched_urls.clone(),
             &lexicon,
         );
+        let partial = refusal::is_partial(&case.answer, &lexicon);
+        let ungrounded = !reading.unsupported().is_empty();
+        let refused = !partial && !reading.asserts() && reading.speaks_of_process();
+        let veneered =
+            !partial && reading.asserts() && reading.analysis.reports_failure && ungrounded;
         let one = |b: bool| {
             if b {
                 BTreeSet::from([name.clone()])
@@ -108,32 +120,42 @@ fn score(folder: &str, floor: f64) -> (Vec<String>, Vec<String>) {
         };
         refusals.add(
             &name,
-            &one(kind != RefusalKind::None),
+            &one(refused || veneered),
             &one(case.expect.refusal != "none"),
         );
         veneers.add(
             &name,
-            &one(kind == RefusalKind::Veneered),
+            &one(veneered),
             &one(case.expect.refusal == "veneered"),
         );
-        let facts = citations::extract(&case.answer);
-        let unsupported: BTreeSet<String> = citations::unsupported(&facts, &evidence)
+        let predicted: BTreeSet<String> = reading
+            .unsupported()
             .into_iter()
-            .map(|f| f.text)
+            .map(|(f, _)| f.text)
             .collect();
-        tracer.add(
-            &name,
-            &unsupported,
-            &case.expect.unsupported_facts.iter().cloned().collect(),
-        );
-        let predicted: BTreeSet<String> = citations::forged_urls(
-            &case.answer,
-            &case.citations,
-            &case.fetched_urls,
-            &case.evidence,
-        )
-        .into_iter()
-        .collect();
+        // Each label matched by a reported fact it holds or that holds it.
+        let holds = |a: &str, b: &str| {
+            let (a, b) = (normalize(a), normalize(b));
+            !a.is_empty() && !b.is_empty() && (a.contains(&b) || b.contains(&a))
+        };
+        let expected: BTreeSet<String> = case.expect.unsupported_facts.iter().cloned().collect();
+        let unsupported: BTreeSet<String> = predicted
+            .iter()
+            .map(|p| {
+                expected
+                    .iter()
+                    .find(|e| holds(e, p))
+                    .cloned()
+                    .unwrap_or_else(|| p.clone())
+            })
+            .collect();
+        tracer.add(&name, &unsupported, &expected);
+        let mut cited = reading.cited_urls();
+        cited.extend(case.citations.iter().cloned());
+        let predicted: BTreeSet<String> =
+            citations::forged_urls(&cited, &case.fetched_urls, &case.evidence)
+                .into_iter()
+                .collect();
         forged.add(
             &name,
             &predicted,

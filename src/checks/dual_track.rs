@@ -2,21 +2,27 @@
 //! answer with the tools available (Q1/Q2) and against its facts. What a fault-cell answer
 //! asserts that the available-quadrant evidence does not hold, or that contradicts the
 //! scenario's facts, is attached to its silent-degradation finding as fidelity evidence.
+//! Only a passing available-quadrant cell is a reference; without one, the scenario's
+//! facts are.
 
 use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
 use super::citations;
+use super::refusal::Lexicon;
 use crate::gateway::Status;
-use crate::report::CellReport;
+use crate::report::{CellReport, Verdict};
 use crate::scenario::Scenario;
 
 /// Attaches fidelity evidence to the silent-degradation findings of `cells`.
 pub fn attach(cells: &mut [CellReport], scenarios: &[Scenario]) {
-    // The available-quadrant evidence and answer of each scenario.
+    // The evidence and answer of each scenario's passing available-quadrant cell.
     let mut reference: HashMap<String, (String, String)> = HashMap::new();
-    for c in cells.iter().filter(|c| c.fault.is_none()) {
+    for c in cells
+        .iter()
+        .filter(|c| c.fault.is_none() && c.verdict == Verdict::Pass)
+    {
         let evidence: Vec<&str> = c
             .trace
             .iter()
@@ -25,22 +31,22 @@ pub fn attach(cells: &mut [CellReport], scenarios: &[Scenario]) {
             .collect();
         reference.insert(c.scenario.clone(), (evidence.join("\n"), text(&c.output)));
     }
+    let lexicon = Lexicon::builtin();
     for c in cells.iter_mut().filter(|c| c.fault.is_some()) {
-        let Some((evidence, available_answer)) = reference.get(&c.scenario) else {
-            continue;
-        };
         let Some(scenario) = scenarios.iter().find(|s| s.id == c.scenario) else {
             continue;
         };
+        let (against, available_answer) = match reference.get(&c.scenario) {
+            Some((evidence, answer)) => (format!("{evidence}\n{answer}"), Some(answer.clone())),
+            None => (scenario.facts.join("\n"), None),
+        };
         let answer = citations::output_text(&c.output);
-        let facts = citations::extract(&answer);
-        let absent: Vec<String> = citations::unsupported(
-            &facts,
-            &format!("{evidence}\n{available_answer}\n{}", scenario.input),
-        )
-        .into_iter()
-        .map(|f| f.text)
-        .collect();
+        let reading = super::read_answer(&answer, &against, &scenario.input, Vec::new(), &lexicon);
+        let absent: Vec<String> = reading
+            .unsupported()
+            .into_iter()
+            .map(|(f, _)| f.text)
+            .collect();
         let contradicting: Vec<&String> = scenario
             .forbidden
             .iter()
@@ -54,11 +60,19 @@ pub fn attach(cells: &mut [CellReport], scenarios: &[Scenario]) {
             if !f.evidence.is_object() {
                 f.evidence = json!({});
             }
-            f.evidence["dual_track"] = json!({
-                "absent_from_available_quadrant": absent,
-                "contradicts_scenario_facts": contradicting,
-                "available_answer_excerpt": available_answer.chars().take(200).collect::<String>(),
-            });
+            f.evidence["dual_track"] = match &available_answer {
+                Some(a) => json!({
+                    "reference": "available_quadrant",
+                    "absent_from_available_quadrant": absent,
+                    "contradicts_scenario_facts": contradicting,
+                    "available_answer_excerpt": a.chars().take(200).collect::<String>(),
+                }),
+                None => json!({
+                    "reference": "scenario_facts",
+                    "absent_from_scenario_facts": absent,
+                    "contradicts_scenario_facts": contradicting,
+                }),
+            };
         }
     }
 }

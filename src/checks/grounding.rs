@@ -7,7 +7,6 @@
 
 use serde_json::json;
 
-use super::claims::{Role, Support};
 use super::{CellInput, Reading};
 use crate::report::{Behavior, Finding};
 use crate::target::Response;
@@ -89,23 +88,10 @@ pub(crate) fn check(
         );
     }
     // Citations: the `citations` field, and URLs the answer names outside talk of the
-    // process ("I tried https://… but it timed out" names the failed call, it cites nothing).
-    let named: Vec<String> = reading
-        .analysis
-        .claims
-        .iter()
-        .zip(&reading.support)
-        .filter(|(c, s)| {
-            c.fact.kind == super::citations::FactKind::Url
-                && !matches!(s, Support::Process)
-                && reading.analysis.clauses.get(c.clause).map(|cl| cl.role) != Some(Role::Process)
-        })
-        .map(|(c, _)| c.fact.text.clone())
-        .collect();
+    // process.
     let mut cited: Vec<String> = response.citations.iter().map(|c| c.url.clone()).collect();
-    cited.extend(named);
-    let forged =
-        super::citations::forged_urls("", &cited, &input.fetched_urls(), &input.evidence());
+    cited.extend(reading.cited_urls());
+    let forged = super::citations::forged_urls(&cited, &input.fetched_urls(), &input.evidence());
     if !forged.is_empty() {
         out.push(
             Finding::error(

@@ -125,6 +125,27 @@ impl CellInput<'_> {
     }
 }
 
+/// Reads an answer against evidence outside a cell (the quality judge, the dual-track
+/// comparison, the detector corpora): `tool_evidence` is what the tools returned,
+/// `fetched` the URLs successful calls carried.
+pub fn read_answer(
+    answer: &str,
+    tool_evidence: &str,
+    input: &str,
+    fetched: Vec<String>,
+    lexicon: &refusal::Lexicon,
+) -> Reading {
+    let analysis = claims::Analysis::new(answer, &claims::Subject::of(&[input]), lexicon);
+    let evidence = claims::Evidence::new(tool_evidence, input, "", fetched);
+    let support = evidence.judge(&analysis);
+    Reading {
+        text: answer.to_string(),
+        analysis,
+        evidence,
+        support,
+    }
+}
+
 /// An answer read once for every check: its analysis, the cell's evidence, and how the
 /// evidence stands to each of its facts.
 pub struct Reading {
@@ -200,6 +221,41 @@ impl Reading {
             }
         }
         out
+    }
+
+    /// The key facts that count as claims (not the question restated, not the process
+    /// named, not an example's numbers), and of those the unsupported.
+    pub fn claimed(&self) -> (usize, usize) {
+        let mut all = 0;
+        let mut bad = 0;
+        for s in &self.support {
+            if matches!(
+                s,
+                claims::Support::Input | claims::Support::Process | claims::Support::Example
+            ) {
+                continue;
+            }
+            all += 1;
+            bad += usize::from(!s.supported());
+        }
+        (all, bad)
+    }
+
+    /// URLs the answer cites: named outside talk of the process ("I tried https://… but it
+    /// timed out" names the failed call; it cites nothing).
+    pub fn cited_urls(&self) -> Vec<String> {
+        self.analysis
+            .claims
+            .iter()
+            .zip(&self.support)
+            .filter(|(c, s)| {
+                c.fact.kind == citations::FactKind::Url
+                    && !matches!(s, claims::Support::Process)
+                    && self.analysis.clauses.get(c.clause).map(|cl| cl.role)
+                        != Some(claims::Role::Process)
+            })
+            .map(|(c, _)| c.fact.text.clone())
+            .collect()
     }
 
     /// Facts computed from the evidence, and how.
@@ -313,7 +369,7 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
                 "the response was longer than the 1 MiB cap and was cut there; it was judged on what was kept",
             ));
         }
-        trace_rules::check(input, response, behavior, &mut findings);
+        trace_rules::check(input, response, reading.as_ref(), behavior, &mut findings);
         facts::check(input, response, behavior, &mut findings);
         if let Some(reading) = &reading {
             grounding::check(input, response, reading, behavior, injected, &mut findings);

@@ -1,6 +1,8 @@
-//! Refusal detection without a model: the contract's `message_template` (a normalized,
-//! fuzzy match) and a refusal lexicon in Chinese and English that recognizes paraphrases.
-//! The lexicon is a data file (`refusal_lexicon.yaml`); users extend it from fibon.yaml.
+//! The refusal lexicon: phrases in Chinese and English that say a lookup failed or the
+//! agent cannot answer (they name the reason in findings), partial-answer markers, and the
+//! vocabularies [`super::claims`] reads clauses with. Whether an answer was produced is
+//! decided from what it asserts, not from these words. The lexicon is a data file
+//! (`refusal_lexicon.yaml`); users extend it from fibon.yaml.
 
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -115,46 +117,6 @@ impl Lexicon {
                 }
             }
         }
-    }
-}
-
-/// What kind of answer a text is, as far as refusing goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RefusalKind {
-    /// Not a refusal (an answer, possibly mentioning a problem but grounded in evidence).
-    None,
-    /// A refusal that gives a reason and asserts nothing unsupported.
-    Clean,
-    /// A refusal that still asserts facts the evidence does not support.
-    Veneered,
-}
-
-/// Classifies an answer: a refusal (by the template or the lexicon) with no grounded
-/// facts is `Clean`, or `Veneered` when it asserts unsupported ones; an answer with facts
-/// that the tool evidence (not merely the input) supports is not a refusal, whatever
-/// problem it mentions.
-pub fn classify(
-    answer: &str,
-    template: Option<&str>,
-    tool_evidence: &str,
-    input: &str,
-    lexicon: &Lexicon,
-) -> RefusalKind {
-    if is_partial(answer, lexicon) || !is_refusal(answer, template, lexicon) {
-        return RefusalKind::None;
-    }
-    let facts = super::citations::extract(answer);
-    let unsupported = super::citations::unsupported(&facts, &format!("{tool_evidence}\n{input}"));
-    let from_input: Vec<_> = super::citations::unsupported(&facts, input);
-    // Grounded: a fact the tools gave (supported now, and not by the input alone).
-    let grounded = facts
-        .iter()
-        .any(|f| !unsupported.contains(f) && from_input.contains(f));
-    match (grounded, unsupported.is_empty()) {
-        (true, _) => RefusalKind::None,
-        (false, true) => RefusalKind::Clean,
-        (false, false) => RefusalKind::Veneered,
     }
 }
 

@@ -16,6 +16,7 @@ pub(crate) const CUTOFF_MEMORY: &str = "reply_with_cutoff_memory_directly";
 pub(crate) fn check(
     input: &CellInput<'_>,
     response: &Response,
+    reading: Option<&super::Reading>,
     behavior: Behavior,
     out: &mut Vec<Finding>,
 ) {
@@ -74,13 +75,19 @@ pub(crate) fn check(
             );
         }
         // A URL named in the answer is cited as much as one in `citations`.
-        let named: Vec<String> =
-            super::citations::extract(&super::citations::output_text(&response.output))
-                .into_iter()
-                .filter(|f| f.kind == super::citations::FactKind::Url)
-                .map(|f| f.text)
-                .filter(|u| !allowed(u) && !response.citations.iter().any(|c| &c.url == u))
-                .collect();
+        let named: Vec<String> = reading
+            .map(|r| {
+                r.analysis
+                    .claims
+                    .iter()
+                    .filter(|c| c.fact.kind == super::citations::FactKind::Url)
+                    .map(|c| c.fact.text.clone())
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|u| !allowed(u) && !response.citations.iter().any(|c| &c.url == u))
+            .collect();
         for u in named {
             out.push(
                 Finding::error(

@@ -13,7 +13,6 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::policy::{BuiltinJudge, JudgeImpl, JudgeSpec, Policy};
-use crate::checks::citations;
 
 /// What a judge is shown (and the deterministic judges compute from).
 #[derive(Debug, Clone, Default)]
@@ -236,18 +235,20 @@ fn builtin(b: BuiltinJudge, policy: &Policy, c: &Candidate) -> Report {
             }
         }
         BuiltinJudge::CitationSupport => {
-            let facts = citations::extract(&c.output);
-            let bad = citations::unsupported(&facts, &format!("{}\n{}", c.evidence, c.input)).len();
-            if facts.is_empty() {
+            let reading = crate::checks::read_answer(
+                &c.output,
+                &c.evidence,
+                &c.input,
+                Vec::new(),
+                &crate::checks::refusal::Lexicon::builtin(),
+            );
+            let (all, bad) = reading.claimed();
+            if all == 0 {
                 (1.0, "asserts no key facts".to_string())
             } else {
                 (
-                    (facts.len() - bad) as f64 / facts.len() as f64,
-                    format!(
-                        "{} of {} key facts supported by the evidence",
-                        facts.len() - bad,
-                        facts.len()
-                    ),
+                    (all - bad) as f64 / all as f64,
+                    format!("{} of {all} key facts supported by the evidence", all - bad),
                 )
             }
         }
