@@ -108,7 +108,16 @@ fn score(folder: &str, floor: f64) -> (Vec<String>, Vec<String>) {
         );
         let partial = refusal::is_partial(&case.answer, &lexicon);
         let ungrounded = !reading.unsupported().is_empty();
-        let refused = !partial && !reading.asserts() && reading.speaks_of_process();
+        // As a cell's behaviour is read: with tool evidence (the tools worked), a refusal
+        // needs refusing words; without (a fault), asserting nothing while speaking of the
+        // process is one.
+        let refused = !partial
+            && !reading.asserts()
+            && if case.evidence.trim().is_empty() {
+                reading.speaks_of_process()
+            } else {
+                reading.analysis.reports_failure
+            };
         let veneered =
             !partial && reading.asserts() && reading.analysis.reports_failure && ungrounded;
         let one = |b: bool| {
@@ -134,9 +143,16 @@ fn score(folder: &str, floor: f64) -> (Vec<String>, Vec<String>) {
             .map(|(f, _)| f.text)
             .collect();
         // Each label matched by a reported fact it holds or that holds it.
+        let within = |hay: &str, needle: &str| {
+            hay.match_indices(needle).any(|(at, m)| {
+                let digit = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit());
+                !(digit(hay[..at].chars().last()) && digit(m.chars().next()))
+                    && !(digit(hay[at + m.len()..].chars().next()) && digit(m.chars().last()))
+            })
+        };
         let holds = |a: &str, b: &str| {
             let (a, b) = (normalize(a), normalize(b));
-            !a.is_empty() && !b.is_empty() && (a.contains(&b) || b.contains(&a))
+            !a.is_empty() && !b.is_empty() && (within(&a, &b) || within(&b, &a))
         };
         let expected: BTreeSet<String> = case.expect.unsupported_facts.iter().cloned().collect();
         let unsupported: BTreeSet<String> = predicted

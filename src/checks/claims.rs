@@ -211,6 +211,11 @@ fn spaced(s: &str) -> String {
     out
 }
 
+const FIRST_PERSON: [&str; 15] = [
+    "i", "i'm", "i've", "i'll", "i'd", "me", "my", "we", "we're", "we've", "we'll", "us", "our",
+    "我", "咱",
+];
+
 /// The vocabularies of a lexicon, built once per lexicon.
 #[derive(Debug)]
 pub(crate) struct Vocabularies {
@@ -220,6 +225,9 @@ pub(crate) struct Vocabularies {
     question: Vocabulary,
     declines: Vocabulary,
     supposition: Vocabulary,
+    caveat: Vocabulary,
+    first_person: Vocabulary,
+    process_not_self: Vocabulary,
 }
 
 impl Vocabularies {
@@ -231,6 +239,16 @@ impl Vocabularies {
             question: Vocabulary::new(&lexicon.question),
             declines: Vocabulary::new(&lexicon.declines),
             supposition: Vocabulary::new(&lexicon.supposition),
+            caveat: Vocabulary::new(&lexicon.caveat),
+            first_person: Vocabulary::new(&FIRST_PERSON.map(String::from)),
+            process_not_self: Vocabulary::new(
+                &lexicon
+                    .process
+                    .iter()
+                    .filter(|p| !FIRST_PERSON.contains(&p.as_str()))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            ),
         }
     }
 }
@@ -371,6 +389,13 @@ fn clause_spans(folded: &str, start: usize, end: usize) -> Vec<(usize, usize, bo
     // A dash between words (folded to `-`) parts clauses; one inside a word does not.
     for (i, _) in s.match_indices(" - ") {
         cuts.push((i, 3, false));
+    }
+    // `——` folds to `--`.
+    for (i, _) in s.match_indices("--") {
+        let flag = s[i + 2..].starts_with(|c: char| c.is_ascii_alphanumeric());
+        if !flag {
+            cuts.push((i, 2, false));
+        }
     }
     for conn in CONNECTORS {
         for (i, _) in lower.match_indices(conn) {
@@ -526,16 +551,22 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies, lexicon: &Lexicon) 
     let named = ws.iter().any(|w| subject.words.contains(w));
     let beyond = ws.iter().any(|w| !subject.words.contains(w));
     let n = normalize(text);
-    let declines = lexicon
+    // Inability beside the agent itself ("I can't say", "我无法确认") is about the process;
+    // inability of the subject ("the API cannot be called more often") is a claim.
+    let inability = lexicon
         .inability
         .iter()
-        .any(|p| n.contains(p.trim_end_matches('\u{1}')))
-        || vocab.declines.hit(text, &sp);
+        .any(|p| n.contains(p.trim_end_matches('\u{1}')));
+    let declines = vocab.declines.hit(text, &sp) || (inability && vocab.first_person.hit(text, &sp));
     let hedge = vocab.hedge.hit(text, &sp) && !declines;
-    if vocab.topic.starts(&sp, text) && !hedge {
+    // A caveat ("prices vary by region", "凭记忆的数字可能已经过时") explains why not to
+    // answer; it answers nothing.
+    if (vocab.topic.starts(&sp, text) && !hedge) || vocab.caveat.hit(text, &sp) {
         return Role::Neutral;
     }
-    if hedge && named {
+    // "I think the Pro plan is cheaper": a hedge about the subject is a claim, even in the
+    // agent's own voice — but not one about the process ("可能是关键词不匹配").
+    if hedge && named && !vocab.process_not_self.hit(text, &sp) {
         return Role::Subject;
     }
     let process = declines
@@ -1010,10 +1041,19 @@ impl Evidence {
             (Dim::Money(_), Dim::Money(_)) => true,
             (a, b) => a == b,
         };
+        // Only records say what a number is attached to: table rows, `label: value` lines,
+        // list items; a line of wrapped prose may cut a sentence anywhere.
+        let record = |l: usize| {
+            let (s, e) = all[l];
+            is_record(&self.tools_folded[s..e])
+        };
+        if !lines.iter().any(|l| record(*l)) {
+            return Ok(());
+        }
         let mut like_lines: Vec<usize> = self
             .quantities()
             .iter()
-            .filter(|(e, _)| like(e))
+            .filter(|(e, l)| like(e) && record(*l))
             .map(|(_, l)| *l)
             .collect();
         like_lines.dedup();
@@ -1141,6 +1181,19 @@ impl Evidence {
     }
 }
 
+/// Whether an evidence line is a record: a table row, a list item, or a `label: value`
+/// line whose label is short.
+fn is_record(line: &str) -> bool {
+    let t = line.trim_start();
+    if t.starts_with(['|', '-', '*', '•']) {
+        return true;
+    }
+    t.char_indices()
+        .take_while(|(i, _)| *i < 40)
+        .any(|(_, c)| c == ':')
+        && !t.starts_with("http")
+}
+
 /// An evidence number with no unit, under a key that names one (`request_timeout_ms:
 /// 30000`, `timeout_seconds = 30`), takes that unit.
 fn implied_unit(text: &str, mut q: Quantity) -> Quantity {
@@ -1246,8 +1299,9 @@ fn derive(q: &Quantity, evidence: &[(Quantity, usize)], ratio: bool) -> Option<S
         }
     }
     for a in &pool {
-        // Conversions by a constant and percentages applied: money, rates and durations.
-        let convertible = matches!(q.dim, Dim::Money(_) | Dim::Percent | Dim::Duration);
+        // Conversions of a rate by a constant (durations convert by their units already),
+        // and percentages applied to money.
+        let convertible = matches!(q.dim, Dim::Money(_) | Dim::Percent);
         if !convertible || !(same_kind(q, a) || q.dim == a.dim) {
             continue;
         }
@@ -1263,7 +1317,10 @@ fn derive(q: &Quantity, evidence: &[(Quantity, usize)], ratio: bool) -> Option<S
             }
         }
         // A percentage off or on: `$20` less 15%.
-        for p in pool.iter().filter(|p| p.dim == Dim::Percent) {
+        for p in pool
+            .iter()
+            .filter(|p| p.dim == Dim::Percent && matches!(q.dim, Dim::Money(_)))
+        {
             for base in [a.value, a.value * 12.0] {
                 for v in [
                     base * (1.0 - p.value / 100.0),
@@ -1407,19 +1464,14 @@ mod scratch {
     use super::*;
     #[test]
     fn scratch() {
-        let cases = [(
-            "订单系统刚才连不上，不过这类退款一般都是原路全额退回，通常几个工作日内就能到账，你留意一下支付账户就好。",
-            "",
-            "订单 88231 退多少钱？多久到账？",
-        )];
+        let Ok(raw) = std::fs::read_to_string("/tmp/scratch.json") else { return };
+        let cases: Vec<(String, String, String)> = serde_json::from_str(&raw).unwrap();
         for (answer, ev, input) in cases {
-            let a = Analysis::new(answer, &Subject::of(&[input]), &Lexicon::builtin());
-            let e = Evidence::new(ev, input, "", vec![]);
+            let a = Analysis::new(&answer, &Subject::of(&[&input]), &Lexicon::builtin());
+            let e = Evidence::new(&ev, &input, "", vec![]);
+            eprintln!("=== {}", &answer.chars().take(60).collect::<String>());
             for (c, s) in a.claims.iter().zip(e.judge(&a)) {
-                eprintln!(
-                    "{:?} {:?} clause={} -> {:?}",
-                    c.fact.text, c.fact.kind, c.clause, s
-                );
+                eprintln!("{:?} {:?} clause={} -> {:?}", c.fact.text, c.fact.kind, c.clause, s);
             }
             for (i, c) in a.clauses.iter().enumerate() {
                 eprintln!("  clause {i} {:?} {:?}", a.clause_text(i), c.role);

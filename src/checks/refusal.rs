@@ -51,6 +51,9 @@ pub struct Lexicon {
     /// Suppositions: "if you stay 4 hours", "例如".
     #[serde(default)]
     pub supposition: Vec<String>,
+    /// Caveats: "prices vary", "可能已经过时".
+    #[serde(default)]
+    pub caveat: Vec<String>,
     /// The word matchers of `process`, `hedge` and `topic`, built on first use.
     #[serde(skip)]
     vocabularies: OnceLock<Arc<super::claims::Vocabularies>>,
@@ -90,6 +93,7 @@ impl Lexicon {
         l.question.extend(extra.question);
         l.declines.extend(extra.declines);
         l.supposition.extend(extra.supposition);
+        l.caveat.extend(extra.caveat);
         Ok(l)
     }
 
