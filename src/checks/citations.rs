@@ -24,6 +24,8 @@ pub enum FactKind {
     Time,
     /// A bare number, or a count: `500`, `10 seats`.
     Number,
+    /// A proper name: `Nanjing South`.
+    Name,
 }
 
 /// One key fact of an answer.

@@ -709,6 +709,23 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
             m.start(),
         );
     }
+    // A capitalized name inside a sentence (`Nanjing South`, `Sonnet`): a proper noun,
+    // checked where the evidence is written in the same script (see `Evidence::judge`).
+    static NAME: OnceLock<Regex> = OnceLock::new();
+    let name = NAME.get_or_init(|| {
+        Regex::new(r"\b[A-Z][a-z]{2,}(?:[ -][A-Z][a-z]+)*\b").expect("compiles")
+    });
+    for m in name.find_iter(folded) {
+        if overlaps(&taken, m.start(), m.end()) || sentence_initial(folded, m.start()) {
+            continue;
+        }
+        let first = m.as_str().split([' ', '-']).next().unwrap_or_default();
+        if COMMON_NAMES.contains(&first) {
+            continue;
+        }
+        taken.push((m.start(), m.end()));
+        push(&mut out, &mut seen, m.as_str(), FactKind::Name, None, m.start());
+    }
     // A code span that is one word (`~/.exctl/config.yaml`) is a name to check whole.
     static CODE: OnceLock<Regex> = OnceLock::new();
     let code = CODE.get_or_init(|| Regex::new(r"`([^`\s]{3,200})`").expect("compiles"));
@@ -750,6 +767,25 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
     out
 }
 
+/// Capitalized words that name no particular thing: days, months, units, titles.
+const COMMON_NAMES: &[&str] = &[
+    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Saturdays", "Sunday",
+    "Sundays", "January", "February", "March", "April", "May", "June", "July", "August",
+    "September", "October", "November", "December", "Celsius", "Fahrenheit", "Section",
+    "Sections", "Clause", "Article", "Step", "Note", "Source", "Sources", "Docs", "Summary",
+    "Answer", "Status", "Yes", "Sorry", "Thanks", "Please", "The", "This", "That",
+];
+
+/// Whether `at` opens a sentence, a clause, a line or a list item.
+fn sentence_initial(folded: &str, at: usize) -> bool {
+    let before = folded[..at].trim_end_matches([' ', '*', '_', '"', '\'', '(', '[', '`']);
+    before.is_empty()
+        || before.ends_with([
+            '.', '!', '?', ':', ';', '\n', '-', '#', '|', '>', '。', '！', '？', '：', '；', ',', '，', '、',
+            '）', ')',
+        ])
+}
+
 /// `1.` / `2)` / `3、` opening a line, `[1]`, `#1`, `第1` are numbering, not facts.
 fn list_marker(folded: &str, q: &Quantity) -> bool {
     if q.dim != Dim::Plain {
@@ -788,6 +824,12 @@ pub enum Support {
 }
 
 impl Support {
+    /// Whether the fact is a claim of the answer's own: not the question restated, the
+    /// process named, or an example's number.
+    pub fn is_claim(&self) -> bool {
+        !matches!(self, Support::Input | Support::Process | Support::Example)
+    }
+
     /// Whether this support grounds a fact.
     pub fn supported(&self) -> bool {
         !matches!(self, Support::Unsupported | Support::WrongContext(_))
@@ -804,6 +846,7 @@ pub struct Evidence {
     process_quantities: Vec<Quantity>,
     fetched: Vec<String>,
     has_tools: bool,
+    latin: bool,
     quantities: OnceLock<Vec<(Quantity, usize)>>,
     lines: OnceLock<Vec<(usize, usize)>>,
 }
@@ -826,6 +869,7 @@ impl Evidence {
             process_quantities: numbers::scan(&numbers::fold(process)),
             fetched,
             has_tools: !tools.trim().is_empty(),
+            latin: latin_script(tools),
             quantities: OnceLock::new(),
             lines: OnceLock::new(),
         }
@@ -908,6 +952,11 @@ impl Evidence {
                         && self.fetched.iter().any(|f| same_url(f, &c.fact.text)))
                 {
                     return Support::Process;
+                }
+                // A name is checked only against evidence in its own script, with some to
+                // check against: `Xinyi` translates `信義`, and a refusal's names are talk.
+                if c.fact.kind == FactKind::Name && !(self.has_tools && self.latin) {
+                    return Support::Example;
                 }
                 if c.fact.kind == FactKind::Url {
                     return if self.fetched.iter().any(|f| same_url(f, &c.fact.text)) || in_tools[i]
@@ -1179,6 +1228,19 @@ impl Evidence {
             .position(|cell| numbers::scan(cell).iter().any(|e| q.same_as(e)))?;
         Some(named.contains(&at))
     }
+}
+
+/// Whether a text is written in Latin script: more of its letters are ASCII than Han.
+fn latin_script(text: &str) -> bool {
+    let (mut latin, mut han) = (0usize, 0usize);
+    for c in text.chars().take(200_000) {
+        if c.is_ascii_alphabetic() {
+            latin += 1;
+        } else if is_han(c) {
+            han += 3;
+        }
+    }
+    latin > han
 }
 
 /// Whether an evidence line is a record: a table row, a list item, or a `label: value`

@@ -163,11 +163,7 @@ impl Reading {
     /// Whether the answer asserts anything about the question's subject: a key fact the
     /// input and the calls themselves do not already hold, or a clause about the subject.
     pub fn asserts(&self) -> bool {
-        self.analysis.subject_clauses().next().is_some()
-            || self
-                .support
-                .iter()
-                .any(|s| !matches!(s, claims::Support::Input | claims::Support::Process))
+        self.analysis.subject_clauses().next().is_some() || self.asserts_facts()
     }
 
     /// Whether some clause speaks of the process (the tools, their failure, the agent):
@@ -183,9 +179,7 @@ impl Reading {
 
     /// Whether it asserts key facts (not only statements in words).
     pub fn asserts_facts(&self) -> bool {
-        self.support
-            .iter()
-            .any(|s| !matches!(s, claims::Support::Input | claims::Support::Process))
+        self.support.iter().any(claims::Support::is_claim)
     }
 
     /// The facts no evidence supports (and numbers attached to the wrong thing), with why.
@@ -228,13 +222,7 @@ impl Reading {
     pub fn claimed(&self) -> (usize, usize) {
         let mut all = 0;
         let mut bad = 0;
-        for s in &self.support {
-            if matches!(
-                s,
-                claims::Support::Input | claims::Support::Process | claims::Support::Example
-            ) {
-                continue;
-            }
+        for s in self.support.iter().filter(|s| s.is_claim()) {
             all += 1;
             bad += usize::from(!s.supported());
         }
