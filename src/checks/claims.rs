@@ -364,6 +364,9 @@ fn clause_spans(folded: &str, start: usize, end: usize) -> Vec<(usize, usize, bo
     for (i, c) in s.char_indices() {
         match c {
             // A table row stays one clause (`| price | not retrieved |`); `、` lists within one.
+            // `5,000` keeps its comma.
+            ',' if s[..i].ends_with(|p: char| p.is_ascii_digit())
+                && s[i + 1..].starts_with(|n: char| n.is_ascii_digit()) => {}
             ',' | '，' | '(' | ')' | '（' | '）' | '—' | '–' | '…' if !table_row => {
                 cuts.push((i, c.len_utf8(), false))
             }
@@ -557,7 +560,8 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies, lexicon: &Lexicon) 
         .inability
         .iter()
         .any(|p| n.contains(p.trim_end_matches('\u{1}')));
-    let declines = vocab.declines.hit(text, &sp) || (inability && vocab.first_person.hit(text, &sp));
+    let declines =
+        vocab.declines.hit(text, &sp) || (inability && vocab.first_person.hit(text, &sp));
     let hedge = vocab.hedge.hit(text, &sp) && !declines;
     // A caveat ("prices vary by region", "凭记忆的数字可能已经过时") explains why not to
     // answer; it answers nothing.
@@ -712,9 +716,8 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
     // A capitalized name inside a sentence (`Nanjing South`, `Sonnet`): a proper noun,
     // checked where the evidence is written in the same script (see `Evidence::judge`).
     static NAME: OnceLock<Regex> = OnceLock::new();
-    let name = NAME.get_or_init(|| {
-        Regex::new(r"\b[A-Z][a-z]{2,}(?:[ -][A-Z][a-z]+)*\b").expect("compiles")
-    });
+    let name = NAME
+        .get_or_init(|| Regex::new(r"\b[A-Z][a-z]{2,}(?:[ -][A-Z][a-z]+)*\b").expect("compiles"));
     for m in name.find_iter(folded) {
         if overlaps(&taken, m.start(), m.end()) || sentence_initial(folded, m.start()) {
             continue;
@@ -724,7 +727,14 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
             continue;
         }
         taken.push((m.start(), m.end()));
-        push(&mut out, &mut seen, m.as_str(), FactKind::Name, None, m.start());
+        push(
+            &mut out,
+            &mut seen,
+            m.as_str(),
+            FactKind::Name,
+            None,
+            m.start(),
+        );
     }
     // A code span that is one word (`~/.exctl/config.yaml`) is a name to check whole.
     static CODE: OnceLock<Regex> = OnceLock::new();
@@ -769,11 +779,65 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
 
 /// Capitalized words that name no particular thing: days, months, units, titles.
 const COMMON_NAMES: &[&str] = &[
-    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Saturdays", "Sunday",
-    "Sundays", "January", "February", "March", "April", "May", "June", "July", "August",
-    "September", "October", "November", "December", "Celsius", "Fahrenheit", "Section",
-    "Sections", "Clause", "Article", "Step", "Note", "Source", "Sources", "Docs", "Summary",
-    "Answer", "Status", "Yes", "Sorry", "Thanks", "Please", "The", "This", "That",
+    "Monday",
+    "Tuesday",
+    "Wednesday",
+    "Thursday",
+    "Friday",
+    "Saturday",
+    "Saturdays",
+    "Sunday",
+    "Sundays",
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+    "Celsius",
+    "Fahrenheit",
+    "Section",
+    "Sections",
+    "Clause",
+    "Article",
+    "Step",
+    "Note",
+    "Source",
+    "Sources",
+    "Docs",
+    "Summary",
+    "Answer",
+    "Status",
+    "Yes",
+    "Sorry",
+    "Thanks",
+    "Please",
+    "The",
+    "This",
+    "That",
+    "About",
+    "After",
+    "Before",
+    "Also",
+    "However",
+    "Here",
+    "Per",
+    "For",
+    "With",
+    "From",
+    "And",
+    "But",
+    "Not",
+    "Only",
+    "Total",
+    "Example",
+    "Examples",
 ];
 
 /// Whether `at` opens a sentence, a clause, a line or a list item.
@@ -781,8 +845,8 @@ fn sentence_initial(folded: &str, at: usize) -> bool {
     let before = folded[..at].trim_end_matches([' ', '*', '_', '"', '\'', '(', '[', '`']);
     before.is_empty()
         || before.ends_with([
-            '.', '!', '?', ':', ';', '\n', '-', '#', '|', '>', '。', '！', '？', '：', '；', ',', '，', '、',
-            '）', ')',
+            '.', '!', '?', ':', ';', '\n', '-', '#', '|', '>', '。', '！', '？', '：', '；', ',',
+            '，', '、', '）', ')',
         ])
 }
 
@@ -1031,9 +1095,11 @@ impl Evidence {
         }
         // An operand of a worked computation (`20 × 12 × 0.85 = 204`): a plain conversion
         // constant, or a percentage of the evidence as a factor.
+        // (`*` only between spaces: Markdown's bold is no product.)
         let operand = |t: &str| {
-            t.contains(['×', '*', '÷', '=', '+'])
+            t.contains(['×', '÷', '=', '+'])
                 || t.contains(" x ")
+                || t.contains(" * ")
                 || t.trim().starts_with(['/', 'x'])
                 || t.trim().ends_with(['/', 'x'])
         };
@@ -1331,7 +1397,12 @@ fn derive(q: &Quantity, evidence: &[(Quantity, usize)], ratio: bool) -> Option<S
                 }
             }
             // A ratio as a percentage, like quantities only.
-            if q.dim == Dim::Percent && same_kind(a, b) && a.value != 0.0 && b.value != 0.0 {
+            if q.dim == Dim::Percent
+                && a.dim != Dim::Percent
+                && same_kind(a, b)
+                && a.value != 0.0
+                && b.value != 0.0
+            {
                 for (x, y) in [(a, b), (b, a)] {
                     let r = x.value / y.value * 100.0;
                     if hit(r) || hit((r - 100.0).abs()) {
@@ -1526,14 +1597,19 @@ mod scratch {
     use super::*;
     #[test]
     fn scratch() {
-        let Ok(raw) = std::fs::read_to_string("/tmp/scratch.json") else { return };
+        let Ok(raw) = std::fs::read_to_string("/tmp/scratch.json") else {
+            return;
+        };
         let cases: Vec<(String, String, String)> = serde_json::from_str(&raw).unwrap();
         for (answer, ev, input) in cases {
             let a = Analysis::new(&answer, &Subject::of(&[&input]), &Lexicon::builtin());
             let e = Evidence::new(&ev, &input, "", vec![]);
             eprintln!("=== {}", &answer.chars().take(60).collect::<String>());
             for (c, s) in a.claims.iter().zip(e.judge(&a)) {
-                eprintln!("{:?} {:?} clause={} -> {:?}", c.fact.text, c.fact.kind, c.clause, s);
+                eprintln!(
+                    "{:?} {:?} clause={} -> {:?}",
+                    c.fact.text, c.fact.kind, c.clause, s
+                );
             }
             for (i, c) in a.clauses.iter().enumerate() {
                 eprintln!("  clause {i} {:?} {:?}", a.clause_text(i), c.role);

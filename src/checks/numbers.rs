@@ -734,9 +734,40 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
     q.fahrenheit = fahrenheit;
     if dim == Dim::Plain {
         q.word = counted_word(&s[end..]);
+        // The fact reads with what it counts: `1000 requests per minute`, `10 seats`.
+        if !q.word.is_empty() && q.word.is_ascii() {
+            q.end = counted_end(s, end);
+        }
     }
+    let stop = q.end;
     out.push(q);
     stop
+}
+
+/// The end of the counted word after a number, with a rate (`per minute`, `/day`).
+fn counted_end(s: &str, from: usize) -> usize {
+    let b = s.as_bytes();
+    let mut i = from;
+    while i < b.len() && matches!(b[i], b' ' | b'-') {
+        i += 1;
+    }
+    while i < b.len() && b[i].is_ascii_alphanumeric() {
+        i += 1;
+    }
+    let rest = &s[i..];
+    let rate = if rest.starts_with(" per ") {
+        5
+    } else if rest.starts_with('/') {
+        1
+    } else {
+        return i;
+    };
+    let mut j = i + rate;
+    let k = j;
+    while j < b.len() && b[j].is_ascii_alphabetic() {
+        j += 1;
+    }
+    if j > k { j } else { i }
 }
 
 fn skip_token(b: &[u8], mut i: usize) -> usize {
