@@ -138,17 +138,23 @@ pub(crate) fn words(folded: &str) -> Vec<String> {
 }
 
 /// A word list matcher: ASCII entries match whole words (a trailing `*`, a word's start),
-/// others anywhere.
+/// others anywhere. Each side is one Aho-Corasick automaton.
 #[derive(Debug)]
 pub(crate) struct Vocabulary {
-    ascii: Vec<(String, bool)>,
-    other: Vec<String>,
+    /// ` entry ` (or ` entry` for a prefix), over [`spaced`] text.
+    words: Option<AhoCorasick>,
+    /// Other entries, over folded text.
+    other: Option<AhoCorasick>,
+    /// The ASCII entries, for [`Vocabulary::starts`].
+    openings: Vec<String>,
+    other_openings: Vec<String>,
 }
 
 impl Vocabulary {
     pub(crate) fn new(entries: &[String]) -> Vocabulary {
-        let mut ascii = Vec::new();
+        let mut words = Vec::new();
         let mut other = Vec::new();
+        let mut openings = Vec::new();
         for e in entries {
             let e = e.trim().to_lowercase();
             if e.is_empty() {
@@ -159,27 +165,34 @@ impl Vocabulary {
                     Some(s) => (s.to_string(), true),
                     None => (e.clone(), false),
                 };
-                ascii.push((spaced(&stem).trim().to_string(), prefix));
+                let stem = spaced(&stem).trim().to_string();
+                words.push(format!(" {stem}{}", if prefix { "" } else { " " }));
+                openings.push(format!("{stem}{}", if prefix { "" } else { " " }));
             } else {
                 other.push(numbers::fold(&e));
             }
         }
-        Vocabulary { ascii, other }
+        let build = |p: &[String]| (!p.is_empty()).then(|| AhoCorasick::new(p).expect("vocabulary compiles"));
+        Vocabulary {
+            words: build(&words),
+            other: build(&other),
+            openings,
+            other_openings: other,
+        }
     }
 
-    /// Whether `text` (folded) holds an entry; `spaced` is [`spaced`] of it.
+    /// Whether `text` (folded) holds an entry; `spaced_text` is [`spaced`] of it.
     fn hit(&self, text: &str, spaced_text: &str) -> bool {
-        self.ascii.iter().any(|(e, prefix)| {
-            let needle = format!(" {e}{}", if *prefix { "" } else { " " });
-            spaced_text.contains(&needle)
-        }) || self.other.iter().any(|e| text.contains(e.as_str()))
+        self.words.as_ref().is_some_and(|ac| ac.is_match(spaced_text))
+            || self.other.as_ref().is_some_and(|ac| ac.is_match(text))
     }
 
+    /// Whether the text opens with an entry (a whole word).
     fn starts(&self, spaced_text: &str, text: &str) -> bool {
         let t = spaced_text.trim_start();
-        self.ascii.iter().any(|(e, _)| t.starts_with(e.as_str()))
+        self.openings.iter().any(|e| t.starts_with(e.as_str()))
             || self
-                .other
+                .other_openings
                 .iter()
                 .any(|e| text.trim_start().starts_with(e.as_str()))
     }
@@ -912,11 +925,27 @@ pub struct Evidence {
     has_tools: bool,
     latin: bool,
     quantities: OnceLock<Vec<(Quantity, usize)>>,
+    index: OnceLock<Index>,
     lines: OnceLock<Vec<(usize, usize)>>,
+    /// Computations already looked for, by quantity: an answer repeats its numbers.
+    derived: std::sync::Mutex<std::collections::HashMap<DeriveKey, Option<String>>>,
 }
 
-/// Evidence numbers considered for computed facts and context, at most.
-const DERIVE_POOL: usize = 400;
+type DeriveKey = (Dim, u64, u64, u8, bool, String, bool);
+
+/// The evidence's quantities sorted by value and by number as written, for lookups in
+/// logarithmic time; dates apart (a date without its year matches by month and day).
+struct Index {
+    by_value: Vec<(f64, u32)>,
+    by_raw: Vec<(f64, u32)>,
+    dates: Vec<u32>,
+    /// The first distinct quantities (by dimension, value and counted word), for
+    /// computed facts.
+    distinct: Vec<u32>,
+}
+
+/// Distinct evidence numbers a computed fact is looked for from, at most (the first ones).
+const DERIVE_POOL: usize = 200;
 /// Evidence lines compared for a fact's context, at most.
 const CONTEXT_LINES: usize = 4000;
 
@@ -935,7 +964,9 @@ impl Evidence {
             has_tools: !tools.trim().is_empty(),
             latin: latin_script(tools),
             quantities: OnceLock::new(),
+            index: OnceLock::new(),
             lines: OnceLock::new(),
+            derived: Default::default(),
         }
     }
 
@@ -959,6 +990,67 @@ impl Evidence {
             qs.shrink_to_fit();
             qs
         })
+    }
+
+    fn index(&self) -> &Index {
+        self.index.get_or_init(|| {
+            let qs = self.quantities();
+            let mut by_value = Vec::with_capacity(qs.len());
+            let mut by_raw = Vec::with_capacity(qs.len());
+            let mut dates = Vec::new();
+            let mut seen = std::collections::HashSet::new();
+            let mut distinct = Vec::new();
+            for (i, (q, _)) in qs.iter().enumerate() {
+                let i = i as u32;
+                if q.dim == Dim::Date {
+                    dates.push(i);
+                } else {
+                    by_value.push((q.value, i));
+                    by_raw.push((q.raw, i));
+                }
+                if distinct.len() < DERIVE_POOL && seen.insert((q.dim, q.value.to_bits(), q.word.clone())) {
+                    distinct.push(i);
+                }
+            }
+            by_value.sort_by(|a, b| a.0.total_cmp(&b.0));
+            by_raw.sort_by(|a, b| a.0.total_cmp(&b.0));
+            Index { by_value, by_raw, dates, distinct }
+        })
+    }
+
+    /// The evidence lines holding a quantity that states `q`, each once, in order.
+    fn lines_stating(&self, q: &Quantity) -> Vec<usize> {
+        let qs = self.quantities();
+        let index = self.index();
+        let mut hits: Vec<u32> = Vec::new();
+        let tol = q.rounding().max(1e-9 * q.value.abs().max(1.0)) + 1e-9;
+        let mut near = |sorted: &[(f64, u32)], v: f64| {
+            let from = sorted.partition_point(|(x, _)| *x < v - tol);
+            for (x, i) in &sorted[from..] {
+                if *x > v + tol {
+                    break;
+                }
+                hits.push(*i);
+            }
+        };
+        if q.dim == Dim::Date {
+            hits.extend(index.dates.iter().copied());
+        } else {
+            near(&index.by_value, q.value);
+            near(&index.by_raw, q.raw);
+            if q.value != q.raw {
+                near(&index.by_value, q.raw);
+                near(&index.by_raw, q.value);
+            }
+        }
+        let mut lines: Vec<usize> = hits
+            .into_iter()
+            .filter(|i| q.same_as(&qs[*i as usize].0))
+            .map(|i| qs[i as usize].1)
+            .collect();
+        lines.sort_unstable();
+        lines.dedup();
+        lines
     }
 
     fn lines(&self) -> &[(usize, usize)] {
@@ -1065,11 +1157,7 @@ impl Evidence {
 
     fn quantity_support(&self, q: &Quantity, claim: &Claim, analysis: &Analysis) -> Support {
         let evidence = self.quantities();
-        let matches: Vec<usize> = evidence
-            .iter()
-            .filter(|(e, _)| q.same_as(e))
-            .map(|(_, line)| *line)
-            .collect();
+        let matches = self.lines_stating(q);
         if !matches.is_empty() {
             return match self.context(&matches, q, claim, analysis) {
                 Ok(()) => Support::Tools,
@@ -1090,7 +1178,15 @@ impl Evidence {
         let after = around(q.end, (q.end + 8).min(analysis.folded.len()));
         let ratio = after.trim_start().starts_with(['倍', 'x', '×'])
             || after.trim_start().starts_with("times");
-        if let Some(how) = derive(q, evidence, ratio) {
+        let key: DeriveKey = (q.dim, q.value.to_bits(), q.raw.to_bits(), q.decimals, q.fahrenheit, q.word.clone(), ratio);
+        let known = self.derived.lock().unwrap_or_else(|p| p.into_inner()).get(&key).cloned();
+        let derived = known.unwrap_or_else(|| {
+            let pool: Vec<&Quantity> = self.index().distinct.iter().map(|i| &evidence[*i as usize].0).collect();
+            let how = derive(q, &pool, ratio);
+            self.derived.lock().unwrap_or_else(|p| p.into_inner()).insert(key, how.clone());
+            how
+        });
+        if let Some(how) = derived {
             return Support::Derived(how);
         }
         // An operand of a worked computation (`20 × 12 × 0.85 = 204`): a plain conversion
@@ -1363,8 +1459,16 @@ const CONSTANTS: [f64; 5] = [12.0, 7.0, 24.0, 365.0, 52.0];
 
 /// A computation from evidence numbers that gives `q`: a difference, sum or product of
 /// two, a percentage of one by another, a percentage off or on, a plain conversion.
-fn derive(q: &Quantity, evidence: &[(Quantity, usize)], ratio: bool) -> Option<String> {
-    let pool: Vec<&Quantity> = evidence.iter().map(|(e, _)| e).take(DERIVE_POOL).collect();
+fn derive(q: &Quantity, distinct: &[&Quantity], ratio: bool) -> Option<String> {
+    // The evidence quantities a computation giving `q` could start from.
+    let relevant = |e: &Quantity| match q.dim {
+        Dim::Money(_) => matches!(e.dim, Dim::Money(_) | Dim::Plain | Dim::Duration | Dim::Percent),
+        Dim::Duration => matches!(e.dim, Dim::Duration | Dim::Clock),
+        Dim::Percent => e.dim != Dim::Date && e.dim != Dim::Clock,
+        Dim::Plain => ratio || e.dim == Dim::Plain,
+        d => e.dim == d,
+    };
+    let pool: Vec<&Quantity> = distinct.iter().copied().filter(|e| relevant(e)).collect();
     let tol = q.rounding() + 1e-9;
     let hit = |v: f64| (v - q.value).abs() <= tol.max(1e-9 * q.value.abs());
     let fmt = |e: &Quantity| format!("{}", e.raw);

@@ -4,8 +4,10 @@
 //! `三百二十元` is `320 元`. A number written inside a code or name (`G102`, `v3.4.1`,
 //! `atlas-medium-2`) is not a quantity here: it is part of a token fact.
 
+use std::sync::OnceLock;
+
 /// What a quantity measures. Values of the same dimension compare in its base unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dim {
     /// A bare number, or one counting something named by `Quantity::word`.
     Plain,
@@ -26,7 +28,7 @@ pub enum Dim {
 }
 
 /// A currency, as far as telling amounts apart needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Currency {
     /// `$`, USD, dollars, 美元, 美金.
     Usd,
@@ -134,6 +136,9 @@ fn close(a: f64, b: f64, tolerance: f64) -> bool {
 /// Traditional Chinese as Simplified (`萬` is `万`, `點` is `点`), byte offsets of the
 /// folded text.
 pub fn fold(s: &str) -> String {
+    if s.is_ascii() {
+        return s.to_string();
+    }
     let mut out = String::with_capacity(s.len());
     let mut han = false;
     for c in s.chars() {
@@ -147,7 +152,36 @@ pub fn fold(s: &str) -> String {
         han |= ('\u{4E00}'..='\u{9FFF}').contains(&c);
         out.push(c);
     }
-    if han { fast2s::convert(&out) } else { out }
+    if han {
+        out.chars().map(simplified).collect()
+    } else {
+        out
+    }
+}
+
+/// A Traditional Chinese character as Simplified (`義` as `义`), from a table of the
+/// ideograph blocks built once from fast2s's mapping.
+fn simplified(c: char) -> char {
+    const FROM: u32 = 0x3400;
+    const TO: u32 = 0xA000;
+    static TABLE: OnceLock<Vec<char>> = OnceLock::new();
+    let code = c as u32;
+    if !(FROM..TO).contains(&code) {
+        return c;
+    }
+    let table = TABLE.get_or_init(|| {
+        (FROM..TO)
+            .map(|u| {
+                let c = char::from_u32(u).unwrap_or(' ');
+                let mut s = fast2s::convert(c.encode_utf8(&mut [0; 4]));
+                match (s.pop(), s.is_empty()) {
+                    (Some(one), true) => one,
+                    _ => c,
+                }
+            })
+            .collect()
+    });
+    table[(code - FROM) as usize]
 }
 
 const ZH_DIGITS: &str = "零〇一二两三四五六七八九十百千万亿";
@@ -306,22 +340,17 @@ fn suffix_unit(rest: &str) -> Option<(usize, Unit)> {
         ("块", 'Y', 1.0),
         ("蚊", 'Y', 1.0),
     ];
-    let lower: String = rest
-        .chars()
-        .take(20)
-        .collect::<String>()
-        .to_ascii_lowercase();
     for (text, kind, scale) in TABLE {
-        if !lower.starts_with(text) {
+        if !starts_ci(rest, text) {
             continue;
         }
         // An ASCII unit must end at a word boundary: `5 secs` yes, `5 seats` no.
         let last_ascii = text.chars().last().is_some_and(|c| c.is_ascii_alphabetic());
         if last_ascii
-            && lower[text.len()..]
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphanumeric())
+            && rest
+                .as_bytes()
+                .get(text.len())
+                .is_some_and(u8::is_ascii_alphanumeric)
         {
             continue;
         }
@@ -416,16 +445,9 @@ fn magnitude(rest: &str) -> Option<(usize, f64)> {
         ("mn", 1e6),
         ("bn", 1e9),
     ];
-    let lower = t.get(..t.len().min(10)).map(str::to_ascii_lowercase);
-    let lower =
-        lower.unwrap_or_else(|| t.chars().take(10).collect::<String>().to_ascii_lowercase());
     for (w, m) in WORDS {
-        if lower.starts_with(w)
-            && !(w.is_ascii()
-                && lower[w.len()..]
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_ascii_alphabetic()))
+        if starts_ci(t, w)
+            && !(w.is_ascii() && t.as_bytes().get(w.len()).is_some_and(u8::is_ascii_alphabetic))
         {
             return Some((skip + w.len(), *m));
         }
@@ -446,6 +468,12 @@ fn magnitude(rest: &str) -> Option<(usize, f64)> {
         }
     }
     None
+}
+
+/// Whether `hay` starts with `needle` (lowercase), ASCII letters compared without case.
+fn starts_ci(hay: &str, needle: &str) -> bool {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    h.len() >= n.len() && h[..n.len()].eq_ignore_ascii_case(n)
 }
 
 fn is_word_byte(b: u8) -> bool {
@@ -481,7 +509,7 @@ pub fn scan(s: &str) -> Vec<Quantity> {
             i = scan_arabic(s, i, &mut out);
         } else if c >= 0xE0 {
             let ch = s[i..].chars().next().unwrap_or(' ');
-            if ZH_DIGITS.contains(ch) {
+            if zh_digit(ch).is_some() || matches!(ch, '十' | '百' | '千' | '万' | '亿') {
                 i = scan_chinese(s, i, &mut out);
             } else {
                 i += ch.len_utf8();
@@ -550,14 +578,21 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
         return skip_token(b, j);
     }
     // Thousands groups: `5,000`, `48,000`.
-    let mut text = s[start..j].to_string();
+    // The integer part, with thousands groups (`5,000`, `48,000`).
+    let digits = |from: usize, to: usize, acc: f64| {
+        b[from..to]
+            .iter()
+            .fold(acc, |v, d| v * 10.0 + f64::from(d - b'0'))
+    };
+    let mut raw = digits(start, j, 0.0);
+    let mut int_digits = j - start;
     while j + 3 < b.len()
         && b[j] == b','
-        && b.len() > j + 3
         && b[j + 1..j + 4].iter().all(u8::is_ascii_digit)
         && !b.get(j + 4).is_some_and(u8::is_ascii_digit)
     {
-        text.push_str(&s[j + 1..j + 4]);
+        raw = digits(j + 1, j + 4, raw);
+        int_digits += 3;
         j += 4;
     }
     let mut decimals = 0u8;
@@ -568,13 +603,10 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
             return skip_token(b, k);
         }
         decimals = (k - j - 1).min(9) as u8;
-        text.push_str(&s[j..k]);
+        // Parsed as written, so `0.1` is the f64 `0.1`.
+        raw = s[start..k].replace(',', "").parse().unwrap_or(raw);
         j = k;
     }
-    let Ok(mut raw) = text.parse::<f64>() else {
-        return j.max(start + 1);
-    };
-    let int_digits = text.split('.').next().map_or(0, str::len);
     // A clock time: `08:05`, `13:28`, `8:05 pm`.
     if b.get(j) == Some(&b':')
         && b.get(j + 1).is_some_and(u8::is_ascii_digit)
@@ -920,18 +952,19 @@ fn chinese_date_or_clock(s: &str, start: usize, j: usize, raw: f64) -> Option<Qu
     None
 }
 
-const MONTHS: [&str; 12] = [
-    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
-];
 
+/// The month a word names: its full name or its abbreviation (`Nov`, `Sept`, `november`).
 fn month_at(word: &str) -> Option<f64> {
-    let w = word.to_ascii_lowercase();
-    if w.len() < 3 {
-        return None;
-    }
-    MONTHS
-        .iter()
-        .position(|m| w.starts_with(m))
+    const FULL: [&str; 12] = [
+        "january", "february", "march", "april", "may", "june", "july", "august", "september",
+        "october", "november", "december",
+    ];
+    FULL.iter()
+        .position(|m| {
+            word.eq_ignore_ascii_case(m)
+                || (word.len() == 3 && word.eq_ignore_ascii_case(&m[..3]))
+                || word.eq_ignore_ascii_case("sept") && *m == "september"
+        })
         .map(|p| p as f64 + 1.0)
 }
 
@@ -940,12 +973,8 @@ fn english_date(s: &str, start: usize, j: usize, raw: f64) -> Option<Quantity> {
     let rest = &s[j..];
     if raw <= 31.0 {
         let t = rest.strip_prefix(' ').unwrap_or("");
-        let word: String = t.chars().take_while(char::is_ascii_alphabetic).collect();
-        if let Some(m) = month_at(&word).filter(|_| {
-            MONTHS
-                .iter()
-                .any(|p| word.to_ascii_lowercase().starts_with(p))
-        }) {
+        let word = &t[..t.bytes().take_while(u8::is_ascii_alphabetic).count()];
+        if let Some(m) = month_at(word) {
             let after = t[word.len()..]
                 .trim_start_matches(['.', ','])
                 .trim_start_matches(' ');
@@ -968,19 +997,14 @@ fn english_date(s: &str, start: usize, j: usize, raw: f64) -> Option<Quantity> {
         }
         // `November 20, 2026`: the month before the number.
         let before = s[..start].trim_end_matches(' ');
-        let word: String = before
-            .chars()
-            .rev()
-            .take_while(char::is_ascii_alphabetic)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
+        let word = &before[before.len()
+            - before
+                .bytes()
+                .rev()
+                .take_while(u8::is_ascii_alphabetic)
+                .count()..];
         if before.len() < s[..start].len()
-            && let Some(m) = month_at(&word)
-            && MONTHS
-                .iter()
-                .any(|p| word.to_ascii_lowercase().starts_with(p))
+            && let Some(m) = month_at(word)
         {
             let after = rest
                 .trim_start_matches([',', ' '])

@@ -9,7 +9,26 @@
 /// full-width `１２` becomes `12`. Both sides of a match go through this one function.
 pub fn normalize(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
+    let mut buf = Vec::new();
+    let mut rest = s;
+    while !rest.is_empty() {
+        // A run of ASCII, byte by byte: most evidence is.
+        let run = rest.bytes().take_while(u8::is_ascii).count();
+        if run > 0 {
+            let bytes = &rest.as_bytes()[..run];
+            buf.clear();
+            buf.extend(
+                bytes
+                    .iter()
+                    .filter(|b| !b.is_ascii_whitespace())
+                    .map(u8::to_ascii_lowercase),
+            );
+            out.push_str(std::str::from_utf8(&buf).unwrap_or_default());
+            rest = &rest[run..];
+            continue;
+        }
+        let c = rest.chars().next().unwrap_or(' ');
+        rest = &rest[c.len_utf8()..];
         // Typographic dashes and quotes are the same facts as their ASCII forms (models
         // write `claude‑3‑5` with U+2011, `60 days’ notice` with U+2019).
         let c = match fold_dash(c) {
