@@ -117,6 +117,12 @@ fn one_cell(lexicon: &Lexicon) -> String {
 
 fn main() {
     let lexicon = Lexicon::builtin();
-    println!("{}", tracer(&lexicon));
-    println!("{}", one_cell(&lexicon));
+    // `FIBON_BENCH=cell` or `=tracer` runs one part (for a profiler).
+    let only = std::env::var("FIBON_BENCH").unwrap_or_default();
+    if only != "cell" {
+        println!("{}", tracer(&lexicon));
+    }
+    if only != "tracer" {
+        println!("{}", one_cell(&lexicon));
+    }
 }

@@ -915,7 +915,8 @@ impl Support {
 
 /// The evidence of a cell, prepared once for every check.
 pub struct Evidence {
-    tools_norm: String,
+    /// Normalized only when a fact with spaces in it (a quote, a name) must be looked up.
+    tools_norm: OnceLock<String>,
     tools_folded: String,
     input_norm: String,
     input_folded: String,
@@ -927,11 +928,131 @@ pub struct Evidence {
     quantities: OnceLock<Vec<(Quantity, usize)>>,
     index: OnceLock<Index>,
     lines: OnceLock<Vec<(usize, usize)>>,
+    /// For evidence over [`FULL_SCAN`]: the answer's quantities some tool result states,
+    /// found in one pass over the evidence for the ways each could be written.
+    stated: std::sync::Mutex<std::collections::HashMap<DeriveKey, bool>>,
     /// Computations already looked for, by quantity: an answer repeats its numbers.
     derived: std::sync::Mutex<std::collections::HashMap<DeriveKey, Option<String>>>,
 }
 
 type DeriveKey = (Dim, u64, u64, u8, bool, String, bool);
+
+fn derive_key(q: &Quantity, ratio: bool) -> DeriveKey {
+    (
+        q.dim,
+        q.value.to_bits(),
+        q.raw.to_bits(),
+        q.decimals,
+        q.fahrenheit,
+        q.word.clone(),
+        ratio,
+    )
+}
+
+/// Whether the number found at `start..end` of `text` is, read where it stands, `q`.
+fn states_at(text: &str, start: usize, end: usize, q: &Quantity) -> bool {
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1).max(start.saturating_sub(80));
+    let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i).min(end + 80);
+    let (mut from, mut to) = (line_start, line_end);
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    while !text.is_char_boundary(to) {
+        to -= 1;
+    }
+    let window = &text[from..to];
+    numbers::scan(window)
+        .into_iter()
+        .filter(|e| e.start <= start - from && start - from < e.end)
+        .any(|e| q.same_as(&implied_unit(window, e)))
+}
+
+/// The ways a quantity's number could be written in evidence, as digits: as written, its
+/// value in other magnitudes (`500000`, `500`, `50`), with thousands separators, in other
+/// units of its dimension, a clock time in 24- and 12-hour forms.
+fn spellings(q: &Quantity) -> Vec<String> {
+    let mut values: Vec<f64> = vec![q.raw, q.value];
+    match q.dim {
+        Dim::Clock => {
+            let (h, m) = ((q.value / 60.0) as u32, (q.value % 60.0) as u32);
+            let mut out = vec![format!("{h}:{m:02}"), format!("{h:02}:{m:02}"), h.to_string()];
+            if h > 12 {
+                out.push(format!("{}:{m:02}", h - 12));
+                out.push((h - 12).to_string());
+            }
+            return out;
+        }
+        // A date by its year, or by its day when it has none.
+        Dim::Date => {
+            let v = q.value as u64;
+            return vec![if v / 10000 > 0 { v / 10000 } else { v % 100 }.to_string()];
+        }
+        Dim::Duration => {
+            for unit in [0.001, 1.0, 60.0, 3600.0, 86400.0, 604_800.0, 2_592_000.0, 31_536_000.0] {
+                values.push(q.value / unit);
+            }
+        }
+        Dim::Temp => {
+            values.push(q.value * 9.0 / 5.0 + 32.0);
+            values.push((q.value * 9.0 / 5.0 + 32.0).round());
+            values.push(q.value.round());
+        }
+        Dim::Bytes => {
+            for unit in [1e3, 1e6, 1e9, 1e12] {
+                values.push(q.value / unit);
+            }
+        }
+        _ => {}
+    }
+    // `500K` as `500`, `50 万` as `50`, `0.5M` as `0.5`: mantissas of a tenth or more.
+    for m in [1e3, 1e4, 1e6, 1e8, 1e9] {
+        if q.raw / m >= 0.1 {
+            values.push(q.raw / m);
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    for v in values {
+        if !v.is_finite() || v < 0.0 {
+            continue;
+        }
+        for sp in number_spellings(v) {
+            if !out.contains(&sp) {
+                out.push(sp);
+            }
+        }
+    }
+    out
+}
+
+fn number_spellings(v: f64) -> Vec<String> {
+    if (v - v.round()).abs() < 1e-9 {
+        if v > 1e15 {
+            return Vec::new();
+        }
+        let n = v.round() as u64;
+        let plain = n.to_string();
+        let mut grouped = String::new();
+        for (i, c) in plain.chars().enumerate() {
+            if i > 0 && (plain.len() - i).is_multiple_of(3) {
+                grouped.push(',');
+            }
+            grouped.push(c);
+        }
+        return if grouped == plain { vec![plain] } else { vec![plain, grouped] };
+    }
+    let three = format!("{v:.3}");
+    let trimmed = three.trim_end_matches('0').to_string();
+    // A value with more than three decimals is not one evidence writes.
+    if (trimmed.parse::<f64>().unwrap_or(f64::NAN) - v).abs() > 1e-9 {
+        return Vec::new();
+    }
+    let mut out = vec![trimmed.clone()];
+    let two = format!("{v:.2}");
+    if two != trimmed && (two.parse::<f64>().unwrap_or(f64::NAN) - v).abs() < 1e-9 {
+        out.push(two);
+    }
+    out
+}
 
 /// The evidence's quantities sorted by value and by number as written, for lookups in
 /// logarithmic time; dates apart (a date without its year matches by month and day).
@@ -944,6 +1065,15 @@ struct Index {
     distinct: Vec<u32>,
 }
 
+/// Evidence up to this size is read quantity by quantity (with context checks); larger
+/// evidence is searched for the answer's numbers instead.
+const FULL_SCAN: usize = 256 * 1024;
+/// Of larger evidence, the bytes computed facts are looked for from.
+const DERIVE_PREFIX: usize = 64 * 1024;
+/// Hits read back as quantities in one search of large evidence, at most; past it the
+/// numbers not yet found count as unsupported (fail closed).
+const FIND_CHECKS: usize = 200_000;
+
 /// Distinct evidence numbers a computed fact is looked for from, at most (the first ones).
 const DERIVE_POOL: usize = 200;
 /// Evidence lines compared for a fact's context, at most.
@@ -954,7 +1084,7 @@ impl Evidence {
     /// names of the calls; `fetched`: URLs that successful calls carried.
     pub fn new(tools: &str, input: &str, process: &str, fetched: Vec<String>) -> Evidence {
         Evidence {
-            tools_norm: normalize(tools),
+            tools_norm: OnceLock::new(),
             tools_folded: numbers::fold(tools),
             input_norm: normalize(input),
             input_folded: numbers::fold(input),
@@ -967,6 +1097,7 @@ impl Evidence {
             index: OnceLock::new(),
             lines: OnceLock::new(),
             derived: Default::default(),
+            stated: Default::default(),
         }
     }
 
@@ -978,7 +1109,7 @@ impl Evidence {
     fn quantities(&self) -> &[(Quantity, usize)] {
         self.quantities.get_or_init(|| {
             let lines = self.lines();
-            let mut qs: Vec<(Quantity, usize)> = numbers::scan(&self.tools_folded)
+            let mut qs: Vec<(Quantity, usize)> = numbers::scan(self.scanned())
                 .into_iter()
                 .map(|q| {
                     let line = lines
@@ -990,6 +1121,81 @@ impl Evidence {
             qs.shrink_to_fit();
             qs
         })
+    }
+
+    /// The evidence read quantity by quantity: all of it up to [`FULL_SCAN`], else its
+    /// first [`DERIVE_PREFIX`] bytes (for computed facts; [`Evidence::find_stated`] looks
+    /// the answer's numbers up in all of it).
+    fn scanned(&self) -> &str {
+        let t = &self.tools_folded;
+        let limit = if self.large() { DERIVE_PREFIX } else { FULL_SCAN };
+        let mut end = t.len().min(limit);
+        while !t.is_char_boundary(end) {
+            end -= 1;
+        }
+        &t[..end]
+    }
+
+    fn large(&self) -> bool {
+        self.tools_folded.len() > FULL_SCAN
+    }
+
+    /// One pass over large evidence for every way the answer's quantities could be
+    /// written (`500K` as `500000`, `500,000`, `500K`, `50万`…): each hit is read as a
+    /// quantity where it stands and compared.
+    fn find_stated(&self, analysis: &Analysis) {
+        let mut wanted: Vec<(DeriveKey, &Quantity)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for q in analysis.claims.iter().filter_map(|c| c.quantity.as_ref()) {
+            let key = derive_key(q, false);
+            if seen.insert(key.clone()) {
+                wanted.push((key, q));
+            }
+        }
+        // Each spelling once, with the quantities it could be.
+        let mut patterns: Vec<String> = Vec::new();
+        let mut owners: Vec<Vec<usize>> = Vec::new();
+        let mut at_of: std::collections::HashMap<String, usize> = Default::default();
+        for (i, (_, q)) in wanted.iter().enumerate() {
+            for sp in spellings(q) {
+                match at_of.get(&sp) {
+                    Some(&at) => owners[at].push(i),
+                    None => {
+                        at_of.insert(sp.clone(), patterns.len());
+                        patterns.push(sp);
+                        owners.push(vec![i]);
+                    }
+                }
+            }
+        }
+        let mut stated = vec![false; wanted.len()];
+        // Leftmost-longest: the whole number as written (`500,000`, not its `500`). A
+        // spelling is done when every quantity it could be is found.
+        let text = self.tools_folded.as_str();
+        let mut checks = 0usize;
+        let stated_cell = std::cell::RefCell::new(&mut stated);
+        search_while(
+            text,
+            &patterns,
+            |at| owners[at].iter().any(|w| !stated_cell.borrow()[*w]),
+            &mut |at, start, end| {
+                if checks > FIND_CHECKS || !whole_number(text, start, end) {
+                    return checks > FIND_CHECKS;
+                }
+                let mut stated = stated_cell.borrow_mut();
+                for &who in &owners[at] {
+                    if !stated[who] {
+                        checks += 1;
+                        stated[who] = states_at(text, start, end, wanted[who].1);
+                    }
+                }
+                owners[at].iter().all(|w| stated[*w])
+            },
+        );
+        let mut map = self.stated.lock().unwrap_or_else(|p| p.into_inner());
+        for ((key, _), hit) in wanted.into_iter().zip(stated) {
+            map.insert(key, hit);
+        }
     }
 
     fn index(&self) -> &Index {
@@ -1081,9 +1287,41 @@ impl Evidence {
                 _ => normalize(&c.fact.text),
             })
             .collect();
-        let in_tools = found(&keys, &self.tools_norm);
+        // Facts without spaces are looked up in the folded evidence as they are (ASCII
+        // case aside): no pass to normalize a megabyte for them.
+        let spaced_fact = |i: usize| {
+            let c = &analysis.claims[i];
+            c.fact.kind == FactKind::Quote || c.fact.text.contains(char::is_whitespace)
+        };
+        let plain_keys: Vec<String> = analysis
+            .claims
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if spaced_fact(i) || c.quantity.is_some() {
+                    String::new()
+                } else {
+                    c.fact.text.clone()
+                }
+            })
+            .collect();
+        let mut in_tools = found_folded(&plain_keys, &self.tools_folded);
+        if (0..keys.len()).any(|i| spaced_fact(i) && analysis.claims[i].quantity.is_none()) {
+            let norm = self.tools_norm.get_or_init(|| normalize(&self.tools_folded));
+            let spaced_keys: Vec<String> = keys
+                .iter()
+                .enumerate()
+                .map(|(i, k)| if spaced_fact(i) { k.clone() } else { String::new() })
+                .collect();
+            for (i, hit) in found(&spaced_keys, norm).into_iter().enumerate() {
+                in_tools[i] |= hit;
+            }
+        }
         let in_input = found(&keys, &self.input_norm);
         let in_process = found(&keys, &self.process_norm);
+        if self.large() {
+            self.find_stated(analysis);
+        }
         let input_qs: OnceLock<Vec<Quantity>> = OnceLock::new();
         analysis
             .claims
@@ -1157,7 +1395,22 @@ impl Evidence {
 
     fn quantity_support(&self, q: &Quantity, claim: &Claim, analysis: &Analysis) -> Support {
         let evidence = self.quantities();
-        let matches = self.lines_stating(q);
+        let matches = if self.large() {
+            // No context check: a line of a huge result is no record to attach to.
+            let stated = self
+                .stated
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(&derive_key(q, false))
+                .copied()
+                .unwrap_or(false);
+            if stated {
+                return Support::Tools;
+            }
+            Vec::new()
+        } else {
+            self.lines_stating(q)
+        };
         if !matches.is_empty() {
             return match self.context(&matches, q, claim, analysis) {
                 Ok(()) => Support::Tools,
@@ -1178,7 +1431,7 @@ impl Evidence {
         let after = around(q.end, (q.end + 8).min(analysis.folded.len()));
         let ratio = after.trim_start().starts_with(['倍', 'x', '×'])
             || after.trim_start().starts_with("times");
-        let key: DeriveKey = (q.dim, q.value.to_bits(), q.raw.to_bits(), q.decimals, q.fahrenheit, q.word.clone(), ratio);
+        let key = derive_key(q, ratio);
         let known = self.derived.lock().unwrap_or_else(|p| p.into_inner()).get(&key).cloned();
         let derived = known.unwrap_or_else(|| {
             let pool: Vec<&Quantity> = self.index().distinct.iter().map(|i| &evidence[*i as usize].0).collect();
@@ -1424,8 +1677,17 @@ fn implied_unit(text: &str, mut q: Quantity) -> Quantity {
     if q.dim != Dim::Plain {
         return q;
     }
-    let line_start = text[..q.start].rfind('\n').map_or(0, |i| i + 1);
-    let before = text[line_start..q.start].to_ascii_lowercase();
+    // The key is near: within the 80 bytes before the number, on its line.
+    let mut from = q.start.saturating_sub(80);
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    let near = &text[from..q.start];
+    let near = near.rfind('\n').map_or(near, |i| &near[i + 1..]);
+    if !near.contains('_') {
+        return q;
+    }
+    let before = near.to_ascii_lowercase();
     let key = before
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
         .rev()
@@ -1579,6 +1841,114 @@ fn same_url(a: &str, b: &str) -> bool {
         .eq_ignore_ascii_case(b.trim_end_matches('/'))
 }
 
+/// Whether the digits matched at `start..end` of `text` are a whole number as written:
+/// not cut from a longer one (`12` in `12,000`, `1,200` or `3.12`).
+fn whole_number(text: &str, start: usize, end: usize) -> bool {
+    let b = text.as_bytes();
+    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    if !super::text::whole(text, start, end - start) {
+        return false;
+    }
+    let grouped_after = b.get(end) == Some(&b',') && (1..=3).all(|k| digit(end + k));
+    let grouped_before = start >= 2 && matches!(b[start - 1], b',' | b'.') && digit(start - 2);
+    !(digit(end - 1) && grouped_after) && !(digit(start) && grouped_before)
+}
+
+/// Searches `hay` for `patterns` (ASCII letters without case), calling `hit(pattern,
+/// start, end)` for each occurrence until `hit` says that pattern is done: one SIMD
+/// substring search per pattern over the lowercased text, so a fact found early costs
+/// little and one never found costs one fast pass.
+fn search_until_done(
+    hay: &str,
+    patterns: &[String],
+    mut hit: impl FnMut(usize, usize, usize) -> bool,
+) {
+    search_while(hay, patterns, |_| true, &mut hit);
+}
+
+/// [`search_until_done`], asking `wanted(pattern)` before each pattern's pass (a pattern
+/// whose quantities were all found by another spelling is skipped).
+fn search_while(
+    hay: &str,
+    patterns: &[String],
+    mut wanted: impl FnMut(usize) -> bool,
+    hit: &mut impl FnMut(usize, usize, usize) -> bool,
+) {
+    let lower: std::borrow::Cow<'_, [u8]> = if hay.bytes().any(|b| b.is_ascii_uppercase()) {
+        std::borrow::Cow::Owned(hay.as_bytes().to_ascii_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(hay.as_bytes())
+    };
+    for (i, p) in patterns.iter().enumerate() {
+        if p.is_empty() || !wanted(i) {
+            continue;
+        }
+        let needle = p.to_ascii_lowercase();
+        for at in memchr::memmem::find_iter(&lower, needle.as_bytes()) {
+            if hit(i, at, at + needle.len()) {
+                break;
+            }
+        }
+    }
+}
+
+/// Which of `keys` (folded facts without spaces) occur in the folded `haystack`, ASCII
+/// letters compared without case, a number never cut (`$3` is not in `$30`): one pass.
+fn found_folded(keys: &[String], haystack: &str) -> Vec<bool> {
+    let mut out = vec![false; keys.len()];
+    // Each distinct key once (ASCII case aside), with the claims that have it.
+    let mut distinct: Vec<String> = Vec::new();
+    let mut holders: Vec<Vec<usize>> = Vec::new();
+    let mut at_of: std::collections::HashMap<String, usize> = Default::default();
+    for (i, k) in keys.iter().enumerate().filter(|(_, k)| !k.is_empty()) {
+        let lower = k.to_ascii_lowercase();
+        match at_of.get(&lower) {
+            Some(&at) => holders[at].push(i),
+            None => {
+                at_of.insert(lower.clone(), distinct.len());
+                distinct.push(lower);
+                holders.push(vec![i]);
+            }
+        }
+    }
+    if distinct.is_empty() || haystack.is_empty() {
+        return out;
+    }
+    // A DFA without prefilter: facts' bytes (digits, `-`, `.`) are everywhere in
+    // evidence, so a prefilter's candidates cost more than stepping the automaton.
+    let mut hit = vec![false; distinct.len()];
+    let mut open = distinct.len();
+    search_until_done(haystack, &distinct, |at, start, end| {
+        if hit[at] || !super::text::whole(haystack, start, end - start) {
+            return false;
+        }
+        hit[at] = true;
+        open -= 1;
+        true
+    });
+    // A key inside another key (`v2` in `v2.1`) may have been passed over where the
+    // longer one matched: looked for alone.
+    if open > 0 {
+        let lower_hay = std::sync::OnceLock::new();
+        for at in 0..distinct.len() {
+            let k = &distinct[at];
+            if hit[at] || !distinct.iter().any(|o| o.len() > k.len() && o.contains(k.as_str())) {
+                continue;
+            }
+            let hay: &String = lower_hay.get_or_init(|| haystack.to_ascii_lowercase());
+            hit[at] = hay
+                .match_indices(k.as_str())
+                .any(|(p, m)| super::text::whole(hay, p, m.len()));
+        }
+    }
+    for (at, claims) in holders.iter().enumerate() {
+        for &i in claims {
+            out[i] = hit[at];
+        }
+    }
+    out
+}
+
 /// Which of `keys` (normalized) occur whole in the normalized `haystack`, in one pass.
 fn found(keys: &[String], haystack: &str) -> Vec<bool> {
     let mut out = vec![false; keys.len()];
@@ -1679,6 +2049,27 @@ mod tests {
         assert!(judged.contains(&("9".into(), false)), "{judged:?}");
         assert!(judged.contains(&("B3".into(), false)), "{judged:?}");
         assert!(judged.contains(&("12 °C".into(), true)), "{judged:?}");
+    }
+
+    #[test]
+    fn large_evidence_is_searched_for_the_numbers_in_any_notation() {
+        let filler = "Lorem ipsum dolor sit amet, 17 consectetur adipiscing elit.\n".repeat(6000);
+        let ev = format!("{filler}Pro: $20/month, 5,000 API calls per day, 500K tokens, departs 08:05, timeout_ms: 30000\n{filler}");
+        assert!(ev.len() > FULL_SCAN);
+        let e = Evidence::new(&ev, "", "", Vec::new());
+        let a = analysis(
+            "Pro is 20 USD, 5000 API calls, 50 万 tokens, leaves 8:05 AM, timeout 30 秒; but $21 and 09:05 are wrong.",
+            "",
+        );
+        let judged: Vec<(String, bool)> = a
+            .claims
+            .iter()
+            .zip(e.judge(&a))
+            .map(|(c, s)| (c.fact.text.clone(), s.supported()))
+            .collect();
+        for (fact, ok) in [("20 USD", true), ("5000 API", true), ("50 万 tokens", true), ("8:05 AM", true), ("30 秒", true), ("$21", false), ("09:05", false)] {
+            assert!(judged.contains(&(fact.to_string(), ok)), "{fact}: {judged:?}");
+        }
     }
 
     #[test]

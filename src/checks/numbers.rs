@@ -140,8 +140,16 @@ pub fn fold(s: &str) -> String {
         return s.to_string();
     }
     let mut out = String::with_capacity(s.len());
-    let mut han = false;
-    for c in s.chars() {
+    let mut rest = s;
+    while !rest.is_empty() {
+        let run = rest.bytes().take_while(u8::is_ascii).count();
+        if run > 0 {
+            out.push_str(&rest[..run]);
+            rest = &rest[run..];
+            continue;
+        }
+        let c = rest.chars().next().unwrap_or(' ');
+        rest = &rest[c.len_utf8()..];
         let c = match c {
             '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
             '\u{3000}' | '\u{00A0}' | '\u{202F}' | '\u{2009}' => ' ',
@@ -149,14 +157,9 @@ pub fn fold(s: &str) -> String {
             '\u{FFE0}' => '¢',
             c => super::text::fold_dash(c),
         };
-        han |= ('\u{4E00}'..='\u{9FFF}').contains(&c);
-        out.push(c);
+        out.push(simplified(c));
     }
-    if han {
-        out.chars().map(simplified).collect()
-    } else {
-        out
-    }
+    out
 }
 
 /// A Traditional Chinese character as Simplified (`義` as `义`), from a table of the
