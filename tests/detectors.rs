@@ -146,8 +146,10 @@ fn score(folder: &str, floor: f64) -> (Vec<String>, Vec<String>) {
         let within = |hay: &str, needle: &str| {
             hay.match_indices(needle).any(|(at, m)| {
                 let digit = |c: Option<char>| c.is_some_and(|c| c.is_ascii_digit());
-                !(digit(hay[..at].chars().last()) && digit(m.chars().next()))
-                    && !(digit(hay[at + m.len()..].chars().next()) && digit(m.chars().last()))
+                let cut_before = digit(hay[..at].chars().last()) && digit(m.chars().next());
+                let cut_after =
+                    digit(hay[at + m.len()..].chars().next()) && digit(m.chars().last());
+                !(cut_before || cut_after)
             })
         };
         let holds = |a: &str, b: &str| {

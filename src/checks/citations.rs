@@ -81,12 +81,18 @@ fn embedded_json(s: &str) -> Option<serde_json::Value> {
 /// Whether `text` holds `url` whole: `…/pricing` is not read because `…/pricing/basic` was
 /// (a trailing `/` or sentence punctuation after it is allowed). Scheme and host compare
 /// case-insensitively.
+#[cfg(test)]
 fn mentions_url(text: &str, url: &str) -> bool {
+    mentions_url_lower(&text.to_ascii_lowercase(), url)
+}
+
+/// [`mentions_url`] over a text already in ASCII lowercase.
+fn mentions_url_lower(hay: &str, url: &str) -> bool {
     let url = url.trim();
     if url.is_empty() {
         return false;
     }
-    let (hay, needle) = (text.to_ascii_lowercase(), url.to_ascii_lowercase());
+    let needle = url.to_ascii_lowercase();
     let ends_token = |rest: &str| {
         let rest = rest.strip_prefix('/').unwrap_or(rest);
         let rest = rest.trim_start_matches(['.', ',', ';', ':', '!', '?']);
@@ -94,17 +100,24 @@ fn mentions_url(text: &str, url: &str) -> bool {
             .next()
             .is_none_or(|c| c.is_whitespace() || "\"'<>()[]{}`，。；、】）".contains(c))
     };
-    hay.match_indices(needle.as_str())
-        .any(|(at, m)| ends_token(&hay[at + m.len()..]))
+    memchr::memmem::find_iter(hay.as_bytes(), needle.as_bytes())
+        .any(|at| ends_token(&hay[at + needle.len()..]))
 }
 
 /// Cited URLs (the `citations` field, and URLs the answer names outside talk of the
 /// process) that no successful call carried or returned: citations of pages never read.
+/// Each URL is looked up once; the evidence is lowercased once, and only if needed.
 pub fn forged_urls(cited: &[String], fetched: &[String], evidence: &str) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let lower = std::sync::OnceLock::new();
     for url in cited {
-        let known = fetched.iter().any(|f| same_url(f, url)) || mentions_url(evidence, url);
-        if !known && !out.contains(url) {
+        if !seen.insert(url.as_str()) {
+            continue;
+        }
+        let known = fetched.iter().any(|f| same_url(f, url))
+            || mentions_url_lower(lower.get_or_init(|| evidence.to_ascii_lowercase()), url);
+        if !known {
             out.push(url.clone());
         }
     }

@@ -61,6 +61,8 @@ pub struct Claim {
     pub quantity: Option<Quantity>,
     /// The clause it is in.
     pub clause: usize,
+    /// Where it starts in [`Analysis::folded`].
+    pub at: usize,
 }
 
 /// The analysis of one answer.
@@ -172,7 +174,9 @@ impl Vocabulary {
                 other.push(numbers::fold(&e));
             }
         }
-        let build = |p: &[String]| (!p.is_empty()).then(|| AhoCorasick::new(p).expect("vocabulary compiles"));
+        let build = |p: &[String]| {
+            (!p.is_empty()).then(|| AhoCorasick::new(p).expect("vocabulary compiles"))
+        };
         Vocabulary {
             words: build(&words),
             other: build(&other),
@@ -183,7 +187,9 @@ impl Vocabulary {
 
     /// Whether `text` (folded) holds an entry; `spaced_text` is [`spaced`] of it.
     fn hit(&self, text: &str, spaced_text: &str) -> bool {
-        self.words.as_ref().is_some_and(|ac| ac.is_match(spaced_text))
+        self.words
+            .as_ref()
+            .is_some_and(|ac| ac.is_match(spaced_text))
             || self.other.as_ref().is_some_and(|ac| ac.is_match(text))
     }
 
@@ -224,6 +230,16 @@ fn spaced(s: &str) -> String {
     out
 }
 
+/// An automaton of a lexicon list (already normalized; word marks dropped).
+fn normalized_matcher(list: &[String]) -> Option<AhoCorasick> {
+    let phrases: Vec<&str> = list
+        .iter()
+        .map(|p| p.trim_end_matches('\u{1}'))
+        .filter(|p| !p.is_empty())
+        .collect();
+    (!phrases.is_empty()).then(|| AhoCorasick::new(phrases).expect("lexicon compiles"))
+}
+
 const FIRST_PERSON: [&str; 15] = [
     "i", "i'm", "i've", "i'll", "i'd", "me", "my", "we", "we're", "we've", "we'll", "us", "our",
     "我", "咱",
@@ -241,6 +257,9 @@ pub(crate) struct Vocabularies {
     caveat: Vocabulary,
     first_person: Vocabulary,
     process_not_self: Vocabulary,
+    /// The lexicon's inability and failure phrases, over normalized text.
+    inability: Option<AhoCorasick>,
+    failure: Option<AhoCorasick>,
 }
 
 impl Vocabularies {
@@ -254,6 +273,8 @@ impl Vocabularies {
             supposition: Vocabulary::new(&lexicon.supposition),
             caveat: Vocabulary::new(&lexicon.caveat),
             first_person: Vocabulary::new(&FIRST_PERSON.map(String::from)),
+            inability: normalized_matcher(&lexicon.inability),
+            failure: normalized_matcher(&lexicon.failure),
             process_not_self: Vocabulary::new(
                 &lexicon
                     .process
@@ -508,7 +529,7 @@ impl Analysis {
                 let own = if clauses.is_empty() && is_yes_no(text) {
                     Role::Subject
                 } else {
-                    role(text, subject, vocab, lexicon)
+                    role(text, subject, vocab)
                 };
                 let role = if heading || colon {
                     under_process_label |= colon && own == Role::Process;
@@ -555,7 +576,7 @@ impl Analysis {
     }
 }
 
-fn role(text: &str, subject: &Subject, vocab: &Vocabularies, lexicon: &Lexicon) -> Role {
+fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
     // Code is named, not stated: `read_pdf(path="contract.pdf")` says nothing of the subject.
     let text = &blank_code(text);
     let trimmed = text.trim();
@@ -569,10 +590,7 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies, lexicon: &Lexicon) 
     let n = normalize(text);
     // Inability beside the agent itself ("I can't say", "我无法确认") is about the process;
     // inability of the subject ("the API cannot be called more often") is a claim.
-    let inability = lexicon
-        .inability
-        .iter()
-        .any(|p| n.contains(p.trim_end_matches('\u{1}')));
+    let inability = vocab.inability.as_ref().is_some_and(|ac| ac.is_match(&n));
     let declines =
         vocab.declines.hit(text, &sp) || (inability && vocab.first_person.hit(text, &sp));
     let hedge = vocab.hedge.hit(text, &sp) && !declines;
@@ -588,10 +606,7 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies, lexicon: &Lexicon) 
     }
     let process = declines
         || vocab.process.hit(text, &sp)
-        || lexicon
-            .failure
-            .iter()
-            .any(|p| n.contains(p.trim_end_matches('\u{1}')));
+        || vocab.failure.as_ref().is_some_and(|ac| ac.is_match(&n));
     if process {
         return Role::Process;
     }
@@ -663,6 +678,7 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
                 },
                 quantity: q,
                 clause,
+                at,
             });
         }
     };
@@ -786,7 +802,7 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
         let at = q.start;
         push(&mut out, &mut seen, &text, kind, Some(q), at);
     }
-    out.sort_by_key(|c| folded.find(c.fact.text.as_str()).unwrap_or(0));
+    out.sort_by_key(|c| c.at);
     out
 }
 
@@ -951,8 +967,14 @@ fn derive_key(q: &Quantity, ratio: bool) -> DeriveKey {
 
 /// Whether the number found at `start..end` of `text` is, read where it stands, `q`.
 fn states_at(text: &str, start: usize, end: usize, q: &Quantity) -> bool {
-    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1).max(start.saturating_sub(80));
-    let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i).min(end + 80);
+    let line_start = text[..start]
+        .rfind('\n')
+        .map_or(0, |i| i + 1)
+        .max(start.saturating_sub(80));
+    let line_end = text[end..]
+        .find('\n')
+        .map_or(text.len(), |i| end + i)
+        .min(end + 80);
     let (mut from, mut to) = (line_start, line_end);
     while !text.is_char_boundary(from) {
         from += 1;
@@ -975,7 +997,11 @@ fn spellings(q: &Quantity) -> Vec<String> {
     match q.dim {
         Dim::Clock => {
             let (h, m) = ((q.value / 60.0) as u32, (q.value % 60.0) as u32);
-            let mut out = vec![format!("{h}:{m:02}"), format!("{h:02}:{m:02}"), h.to_string()];
+            let mut out = vec![
+                format!("{h}:{m:02}"),
+                format!("{h:02}:{m:02}"),
+                h.to_string(),
+            ];
             if h > 12 {
                 out.push(format!("{}:{m:02}", h - 12));
                 out.push((h - 12).to_string());
@@ -988,7 +1014,16 @@ fn spellings(q: &Quantity) -> Vec<String> {
             return vec![if v / 10000 > 0 { v / 10000 } else { v % 100 }.to_string()];
         }
         Dim::Duration => {
-            for unit in [0.001, 1.0, 60.0, 3600.0, 86400.0, 604_800.0, 2_592_000.0, 31_536_000.0] {
+            for unit in [
+                0.001,
+                1.0,
+                60.0,
+                3600.0,
+                86400.0,
+                604_800.0,
+                2_592_000.0,
+                31_536_000.0,
+            ] {
                 values.push(q.value / unit);
             }
         }
@@ -1038,7 +1073,11 @@ fn number_spellings(v: f64) -> Vec<String> {
             }
             grouped.push(c);
         }
-        return if grouped == plain { vec![plain] } else { vec![plain, grouped] };
+        return if grouped == plain {
+            vec![plain]
+        } else {
+            vec![plain, grouped]
+        };
     }
     let three = format!("{v:.3}");
     let trimmed = three.trim_end_matches('0').to_string();
@@ -1128,7 +1167,11 @@ impl Evidence {
     /// the answer's numbers up in all of it).
     fn scanned(&self) -> &str {
         let t = &self.tools_folded;
-        let limit = if self.large() { DERIVE_PREFIX } else { FULL_SCAN };
+        let limit = if self.large() {
+            DERIVE_PREFIX
+        } else {
+            FULL_SCAN
+        };
         let mut end = t.len().min(limit);
         while !t.is_char_boundary(end) {
             end -= 1;
@@ -1214,13 +1257,20 @@ impl Evidence {
                     by_value.push((q.value, i));
                     by_raw.push((q.raw, i));
                 }
-                if distinct.len() < DERIVE_POOL && seen.insert((q.dim, q.value.to_bits(), q.word.clone())) {
+                if distinct.len() < DERIVE_POOL
+                    && seen.insert((q.dim, q.value.to_bits(), q.word.clone()))
+                {
                     distinct.push(i);
                 }
             }
             by_value.sort_by(|a, b| a.0.total_cmp(&b.0));
             by_raw.sort_by(|a, b| a.0.total_cmp(&b.0));
-            Index { by_value, by_raw, dates, distinct }
+            Index {
+                by_value,
+                by_raw,
+                dates,
+                distinct,
+            }
         })
     }
 
@@ -1307,11 +1357,19 @@ impl Evidence {
             .collect();
         let mut in_tools = found_folded(&plain_keys, &self.tools_folded);
         if (0..keys.len()).any(|i| spaced_fact(i) && analysis.claims[i].quantity.is_none()) {
-            let norm = self.tools_norm.get_or_init(|| normalize(&self.tools_folded));
+            let norm = self
+                .tools_norm
+                .get_or_init(|| normalize(&self.tools_folded));
             let spaced_keys: Vec<String> = keys
                 .iter()
                 .enumerate()
-                .map(|(i, k)| if spaced_fact(i) { k.clone() } else { String::new() })
+                .map(|(i, k)| {
+                    if spaced_fact(i) {
+                        k.clone()
+                    } else {
+                        String::new()
+                    }
+                })
                 .collect();
             for (i, hit) in found(&spaced_keys, norm).into_iter().enumerate() {
                 in_tools[i] |= hit;
@@ -1432,11 +1490,24 @@ impl Evidence {
         let ratio = after.trim_start().starts_with(['倍', 'x', '×'])
             || after.trim_start().starts_with("times");
         let key = derive_key(q, ratio);
-        let known = self.derived.lock().unwrap_or_else(|p| p.into_inner()).get(&key).cloned();
+        let known = self
+            .derived
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+            .cloned();
         let derived = known.unwrap_or_else(|| {
-            let pool: Vec<&Quantity> = self.index().distinct.iter().map(|i| &evidence[*i as usize].0).collect();
+            let pool: Vec<&Quantity> = self
+                .index()
+                .distinct
+                .iter()
+                .map(|i| &evidence[*i as usize].0)
+                .collect();
             let how = derive(q, &pool, ratio);
-            self.derived.lock().unwrap_or_else(|p| p.into_inner()).insert(key, how.clone());
+            self.derived
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .insert(key, how.clone());
             how
         });
         if let Some(how) = derived {
@@ -1724,7 +1795,10 @@ const CONSTANTS: [f64; 5] = [12.0, 7.0, 24.0, 365.0, 52.0];
 fn derive(q: &Quantity, distinct: &[&Quantity], ratio: bool) -> Option<String> {
     // The evidence quantities a computation giving `q` could start from.
     let relevant = |e: &Quantity| match q.dim {
-        Dim::Money(_) => matches!(e.dim, Dim::Money(_) | Dim::Plain | Dim::Duration | Dim::Percent),
+        Dim::Money(_) => matches!(
+            e.dim,
+            Dim::Money(_) | Dim::Plain | Dim::Duration | Dim::Percent
+        ),
         Dim::Duration => matches!(e.dim, Dim::Duration | Dim::Clock),
         Dim::Percent => e.dim != Dim::Date && e.dim != Dim::Clock,
         Dim::Plain => ratio || e.dim == Dim::Plain,
@@ -1851,7 +1925,7 @@ fn whole_number(text: &str, start: usize, end: usize) -> bool {
     }
     let grouped_after = b.get(end) == Some(&b',') && (1..=3).all(|k| digit(end + k));
     let grouped_before = start >= 2 && matches!(b[start - 1], b',' | b'.') && digit(start - 2);
-    !(digit(end - 1) && grouped_after) && !(digit(start) && grouped_before)
+    !((digit(end - 1) && grouped_after) || (digit(start) && grouped_before))
 }
 
 /// Searches `hay` for `patterns` (ASCII letters without case), calling `hit(pattern,
@@ -1932,7 +2006,11 @@ fn found_folded(keys: &[String], haystack: &str) -> Vec<bool> {
         let lower_hay = std::sync::OnceLock::new();
         for at in 0..distinct.len() {
             let k = &distinct[at];
-            if hit[at] || !distinct.iter().any(|o| o.len() > k.len() && o.contains(k.as_str())) {
+            if hit[at]
+                || !distinct
+                    .iter()
+                    .any(|o| o.len() > k.len() && o.contains(k.as_str()))
+            {
                 continue;
             }
             let hay: &String = lower_hay.get_or_init(|| haystack.to_ascii_lowercase());
@@ -2054,7 +2132,9 @@ mod tests {
     #[test]
     fn large_evidence_is_searched_for_the_numbers_in_any_notation() {
         let filler = "Lorem ipsum dolor sit amet, 17 consectetur adipiscing elit.\n".repeat(6000);
-        let ev = format!("{filler}Pro: $20/month, 5,000 API calls per day, 500K tokens, departs 08:05, timeout_ms: 30000\n{filler}");
+        let ev = format!(
+            "{filler}Pro: $20/month, 5,000 API calls per day, 500K tokens, departs 08:05, timeout_ms: 30000\n{filler}"
+        );
         assert!(ev.len() > FULL_SCAN);
         let e = Evidence::new(&ev, "", "", Vec::new());
         let a = analysis(
@@ -2067,8 +2147,19 @@ mod tests {
             .zip(e.judge(&a))
             .map(|(c, s)| (c.fact.text.clone(), s.supported()))
             .collect();
-        for (fact, ok) in [("20 USD", true), ("5000 API", true), ("50 万 tokens", true), ("8:05 AM", true), ("30 秒", true), ("$21", false), ("09:05", false)] {
-            assert!(judged.contains(&(fact.to_string(), ok)), "{fact}: {judged:?}");
+        for (fact, ok) in [
+            ("20 USD", true),
+            ("5000 API", true),
+            ("50 万 tokens", true),
+            ("8:05 AM", true),
+            ("30 秒", true),
+            ("$21", false),
+            ("09:05", false),
+        ] {
+            assert!(
+                judged.contains(&(fact.to_string(), ok)),
+                "{fact}: {judged:?}"
+            );
         }
     }
 

@@ -450,7 +450,10 @@ fn magnitude(rest: &str) -> Option<(usize, f64)> {
     ];
     for (w, m) in WORDS {
         if starts_ci(t, w)
-            && !(w.is_ascii() && t.as_bytes().get(w.len()).is_some_and(u8::is_ascii_alphabetic))
+            && !(w.is_ascii()
+                && t.as_bytes()
+                    .get(w.len())
+                    .is_some_and(u8::is_ascii_alphabetic))
         {
             return Some((skip + w.len(), *m));
         }
@@ -955,12 +958,21 @@ fn chinese_date_or_clock(s: &str, start: usize, j: usize, raw: f64) -> Option<Qu
     None
 }
 
-
 /// The month a word names: its full name or its abbreviation (`Nov`, `Sept`, `november`).
 fn month_at(word: &str) -> Option<f64> {
     const FULL: [&str; 12] = [
-        "january", "february", "march", "april", "may", "june", "july", "august", "september",
-        "october", "november", "december",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
     ];
     FULL.iter()
         .position(|m| {
