@@ -170,7 +170,7 @@ impl Vocabulary {
                 let stem = spaced(&stem).trim().to_string();
                 words.push(format!(" {stem}{}", if prefix { "" } else { " " }));
                 // A word's plural is the word (`outages`, `results`).
-                if !prefix && stem.ends_with(|c: char| c.is_ascii_alphabetic()) {
+                if !prefix && stem.len() >= 4 && stem.ends_with(|c: char| c.is_ascii_alphabetic()) {
                     words.push(format!(" {stem}s "));
                 }
                 openings.push(format!("{stem}{}", if prefix { "" } else { " " }));
@@ -593,8 +593,11 @@ impl Analysis {
                 } else {
                     own
                 };
-                supposing |= vocab.supposition.hit(text, &spaced(text));
-                let hypothetical = supposing;
+                // A supposition opening a clause ("For example, 停 3 小时…") holds for the
+                // rest of its sentence; one inside a clause ("…kick in if …") for that clause.
+                let sp = spaced(text);
+                supposing |= vocab.supposition.starts(&sp, text);
+                let hypothetical = supposing || vocab.supposition.hit(text, &sp);
                 clauses.push(Clause {
                     start: cs,
                     end: ce,
@@ -841,7 +844,17 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
             );
         }
     }
-    for q in quantities {
+    for mut q in quantities {
+        // A counted word that is a name already taken (`3.5 Sonnet`): the number alone.
+        if let Some(cut) = taken
+            .iter()
+            .filter(|(a, b)| *a > q.start && *a < q.end && *b >= q.end)
+            .map(|(a, _)| *a)
+            .min()
+        {
+            q.end = folded[..cut].trim_end().len();
+            q.word.clear();
+        }
         if overlaps(&taken, q.start, q.end) {
             continue;
         }
@@ -1461,7 +1474,13 @@ impl Evidence {
                 let pointer = matches!(
                     c.fact.kind,
                     FactKind::Url | FactKind::Identifier | FactKind::Quote
-                ) || c.quantity.as_ref().is_some_and(|q| q.dim == Dim::Duration);
+                ) || c.quantity.as_ref().is_some_and(|q| {
+                    // A duration ("after 30 s") or an HTTP status ("a 503") of the call.
+                    q.dim == Dim::Duration
+                        || (q.dim == Dim::Plain
+                            && q.decimals == 0
+                            && (400.0..600.0).contains(&q.raw))
+                });
                 if in_process_clause
                     && pointer
                     && !self.has_tools
