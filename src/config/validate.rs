@@ -183,7 +183,7 @@ pub fn validate(doc: &Document, raw: RawConfig, diags: &mut Vec<Diagnostic>) -> 
             Err(why) => {
                 diags.push(
                     doc.error("refusal_lexicon", "/checks/refusal_lexicon", Anchor::Value, format!("cannot use the refusal lexicon `{rel}`: {why}"), "not a usable lexicon")
-                        .with_help("give a YAML file with lists under `inability`, `self`, `reason`, `answer` or `failure`, relative to the config"),
+                        .with_help("give a YAML file with lists under the built-in lexicon's keys (`failure`, `process`, `hedge`, …; src/checks/refusal_lexicon.yaml), relative to the config"),
                 );
                 None
             }
