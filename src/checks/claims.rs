@@ -2168,6 +2168,15 @@ mod tests {
         assert!(roles.iter().all(|(_, r)| *r != Role::Subject), "{roles:?}");
     }
 
+    /// Each claim's text, and whether the evidence supports it.
+    fn judged(ev: &Evidence, a: &Analysis) -> Vec<(String, bool)> {
+        a.claims
+            .iter()
+            .zip(ev.judge(a))
+            .map(|(c, s)| (c.fact.text.clone(), s.supported()))
+            .collect()
+    }
+
     fn analysis(answer: &str, input: &str) -> Analysis {
         Analysis::new(answer, &Subject::of(&[input]), &Lexicon::builtin())
     }
@@ -2219,12 +2228,7 @@ mod tests {
             "G102 leaves at 8:05 AM from platform 9, gate B3; Lisbon is warmer by 12 °C.",
             "",
         );
-        let judged: Vec<(String, bool)> = a
-            .claims
-            .iter()
-            .zip(ev.judge(&a))
-            .map(|(c, s)| (c.fact.text.clone(), s.supported()))
-            .collect();
+        let judged = judged(&ev, &a);
         assert!(judged.contains(&("8:05 AM".into(), true)), "{judged:?}");
         assert!(judged.contains(&("9".into(), false)), "{judged:?}");
         assert!(judged.contains(&("B3".into(), false)), "{judged:?}");
@@ -2243,12 +2247,7 @@ mod tests {
             "Pro is 20 USD, 5000 API calls, 50 万 tokens, leaves 8:05 AM, timeout 30 秒; but $21 and 09:05 are wrong.",
             "",
         );
-        let judged: Vec<(String, bool)> = a
-            .claims
-            .iter()
-            .zip(e.judge(&a))
-            .map(|(c, s)| (c.fact.text.clone(), s.supported()))
-            .collect();
+        let judged = judged(&e, &a);
         for (fact, ok) in [
             ("20 USD", true),
             ("5000 API", true),
@@ -2278,30 +2277,5 @@ mod tests {
         assert!(matches!(judged[0], Support::WrongContext(_)), "{judged:?}");
         let a = analysis("The Pro plan gets 5,000 API calls per day.", "Pro plan");
         assert_eq!(ev.judge(&a), [Support::Tools]);
-    }
-}
-#[cfg(test)]
-mod scratch {
-    use super::*;
-    #[test]
-    fn scratch() {
-        let Ok(raw) = std::fs::read_to_string("/tmp/scratch.json") else {
-            return;
-        };
-        let cases: Vec<(String, String, String)> = serde_json::from_str(&raw).unwrap();
-        for (answer, ev, input) in cases {
-            let a = Analysis::new(&answer, &Subject::of(&[&input]), &Lexicon::builtin());
-            let e = Evidence::new(&ev, &input, "", vec![]);
-            eprintln!("=== {}", &answer.chars().take(60).collect::<String>());
-            for (c, s) in a.claims.iter().zip(e.judge(&a)) {
-                eprintln!(
-                    "{:?} {:?} clause={} -> {:?}",
-                    c.fact.text, c.fact.kind, c.clause, s
-                );
-            }
-            for (i, c) in a.clauses.iter().enumerate() {
-                eprintln!("  clause {i} {:?} {:?}", a.clause_text(i), c.role);
-            }
-        }
     }
 }

@@ -642,15 +642,7 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
         }
         hours = day_part(&s[..start], hours);
         if hours <= 24.0 && minutes < 60.0 {
-            out.push(quantity(
-                hours * 60.0 + minutes,
-                hours * 60.0 + minutes,
-                Dim::Clock,
-                start,
-                end,
-                0,
-                1.0,
-            ));
+            out.push(clock(hours * 60.0 + minutes, start, end));
             return end;
         }
         return end;
@@ -840,6 +832,11 @@ fn quantity(
     }
 }
 
+/// A time of day, `minutes` after midnight.
+fn clock(minutes: f64, start: usize, end: usize) -> Quantity {
+    quantity(minutes, minutes, Dim::Clock, start, end, 0, 1.0)
+}
+
 /// `下午`/`晚上`/`pm`-style words before a clock time move it past noon.
 fn day_part(before: &str, hours: f64) -> f64 {
     let tail: String = before
@@ -945,15 +942,7 @@ fn chinese_date_or_clock(s: &str, start: usize, j: usize, raw: f64) -> Option<Qu
             end += 3;
         }
         let hours = day_part(&s[..start], raw);
-        return Some(quantity(
-            hours * 60.0 + minutes,
-            hours * 60.0 + minutes,
-            Dim::Clock,
-            start,
-            end,
-            0,
-            1.0,
-        ));
+        return Some(clock(hours * 60.0 + minutes, start, end));
     }
     None
 }
