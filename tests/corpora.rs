@@ -19,6 +19,9 @@ const FLOOR: f64 = 0.95;
 const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-1", "added_fact", 0.90),
     ("fresh-2", "added_fact", 0.92),
+    ("fresh-3", "refusal", 0.72),
+    ("fresh-3", "added_fact", 0.79),
+    ("fresh-3", "silent_degradation_precision", 0.78),
 ];
 
 fn floor(corpus: &str, class: &str) -> f64 {
@@ -105,7 +108,7 @@ fn score(corpus: &str) -> Vec<String> {
     let recall = tp as f64 / (tp + fn_).max(1) as f64;
     eprintln!("  silent_degradation precision {precision:.3} recall {recall:.3}");
     for (what, v) in [("precision", precision), ("recall", recall)] {
-        if v < FLOOR {
+        if v < floor(corpus, &format!("silent_degradation_{what}")) {
             failures.push(format!("{corpus}: silent-degradation {what} at {v:.3}"));
         }
     }
