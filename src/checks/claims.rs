@@ -1495,18 +1495,6 @@ impl Evidence {
                 if c.fact.kind == FactKind::Name && !(self.has_tools && self.latin) {
                     return Support::Example;
                 }
-                if c.fact.kind == FactKind::Url {
-                    return if self.fetched.iter().any(|f| same_url(f, &c.fact.text)) || in_tools[i]
-                    {
-                        Support::Tools
-                    } else if in_input[i] {
-                        Support::Input
-                    } else if in_process[i] {
-                        Support::Process
-                    } else {
-                        Support::Unsupported
-                    };
-                }
                 if let Some(q) = &c.quantity {
                     let clause = analysis.clauses.get(c.clause);
                     if clause.is_some_and(|cl| cl.hypothetical)
@@ -1523,7 +1511,10 @@ impl Evidence {
                     }
                     return self.quantity_support(q, c, analysis);
                 }
-                if in_tools[i] {
+                // A URL that a successful call carried was read.
+                let fetched = c.fact.kind == FactKind::Url
+                    && self.fetched.iter().any(|f| same_url(f, &c.fact.text));
+                if in_tools[i] || fetched {
                     Support::Tools
                 } else if in_input[i] {
                     Support::Input

@@ -658,15 +658,7 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
             {
                 let m: f64 = s[j + 1..m_end].parse().unwrap_or(0.0);
                 let d: f64 = s[m_end + 1..d_end].parse().unwrap_or(0.0);
-                out.push(quantity(
-                    raw * 10000.0 + m * 100.0 + d,
-                    raw,
-                    Dim::Date,
-                    start,
-                    d_end,
-                    0,
-                    1.0,
-                ));
+                out.push(date(raw * 10000.0 + m * 100.0 + d, raw, start, d_end));
                 return d_end;
             }
         }
@@ -832,6 +824,11 @@ fn quantity(
     }
 }
 
+/// A date, `yyyymmdd` (`yyyy` 0 when not written), from the number read at `start`.
+fn date(value: f64, raw: f64, start: usize, end: usize) -> Quantity {
+    quantity(value, raw, Dim::Date, start, end, 0, 1.0)
+}
+
 /// A time of day, `minutes` after midnight.
 fn clock(minutes: f64, start: usize, end: usize) -> Quantity {
     quantity(minutes, minutes, Dim::Clock, start, end, 0, 1.0)
@@ -897,15 +894,7 @@ fn chinese_date_or_clock(s: &str, start: usize, j: usize, raw: f64) -> Option<Qu
             }
             _ => (0.0, base),
         };
-        return Some(quantity(
-            raw * 10000.0 + m * 100.0 + d,
-            raw,
-            Dim::Date,
-            start,
-            end,
-            0,
-            1.0,
-        ));
+        return Some(date(raw * 10000.0 + m * 100.0 + d, raw, start, end));
     }
     if raw <= 12.0
         && let Some(after_month) = t.strip_prefix('月')
@@ -914,15 +903,7 @@ fn chinese_date_or_clock(s: &str, start: usize, j: usize, raw: f64) -> Option<Qu
     {
         let pad = after_month[dl..].len() - after_month[dl..].trim_start_matches(' ').len();
         let end = at + '月'.len_utf8() + dl + pad + 3;
-        return Some(quantity(
-            raw * 100.0 + d,
-            raw,
-            Dim::Date,
-            start,
-            end,
-            0,
-            1.0,
-        ));
+        return Some(date(raw * 100.0 + d, raw, start, end));
     }
     if raw <= 24.0
         && let Some(after_hour) = t.strip_prefix('点').or_else(|| t.strip_prefix('时'))
@@ -989,15 +970,7 @@ fn english_date(s: &str, start: usize, j: usize, raw: f64) -> Option<Quantity> {
             } else {
                 (0.0, j + 1 + word.len())
             };
-            return Some(quantity(
-                year * 10000.0 + m * 100.0 + raw,
-                raw,
-                Dim::Date,
-                start,
-                end,
-                0,
-                1.0,
-            ));
+            return Some(date(year * 10000.0 + m * 100.0 + raw, raw, start, end));
         }
         // `November 20, 2026`: the month before the number.
         let before = s[..start].trim_end_matches(' ');
@@ -1022,14 +995,11 @@ fn english_date(s: &str, start: usize, j: usize, raw: f64) -> Option<Quantity> {
             } else {
                 (0.0, j)
             };
-            return Some(quantity(
+            return Some(date(
                 year * 10000.0 + m * 100.0 + raw,
                 raw,
-                Dim::Date,
                 before.len() - word.len(),
                 end,
-                0,
-                1.0,
             ));
         }
     }
