@@ -50,6 +50,11 @@ pub struct Clause {
     /// It opens with a supposition ("if you stay 4 hours", "例如停 4 小时"): the numbers
     /// it counts with are the example's, not claims.
     pub hypothetical: bool,
+    /// It points to another source ("以 12306 为准"): its names and numbers name it.
+    pub redirect: bool,
+    /// It opens on the topic ("关于“…”", "regarding"): what it quotes or names is the
+    /// question's topic restated.
+    pub topic: bool,
 }
 
 /// One key fact of the answer.
@@ -197,6 +202,53 @@ impl Vocabulary {
             || self.other.as_ref().is_some_and(|ac| ac.is_match(text))
     }
 
+    /// Whether `text` holds an entry and each one it holds is negated ("不作估计", "won't
+    /// guess"): a hedge word declined is no hedge.
+    fn only_negated(&self, text: &str, spaced_text: &str) -> bool {
+        const ZH: &[char] = &['不', '没', '别', '勿', '未', '无', '非'];
+        const EN: &[&str] = &[" not ", " no ", "n't ", " never ", " without "];
+        let mut any = false;
+        // `不过` is "but", `不管`/`无论` "whatever": no negation of what follows.
+        const NOT_NEGATING: &[&str] = &["不过", "不管", "不论", "无论", "不如"];
+        let negated_zh = |at: usize| {
+            let before: String = text[..at]
+                .chars()
+                .rev()
+                .take(3)
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            let before = NOT_NEGATING.iter().fold(before, |b, w| b.replace(w, "  "));
+            before.chars().any(|c| ZH.contains(&c))
+        };
+        let negated_en = |at: usize| {
+            let from = spaced_text[..at]
+                .char_indices()
+                .rev()
+                .nth(12)
+                .map_or(0, |(i, _)| i);
+            EN.iter().any(|n| spaced_text[from..=at].contains(n))
+        };
+        if let Some(ac) = &self.words {
+            for m in ac.find_iter(spaced_text) {
+                any = true;
+                if !negated_en(m.start()) {
+                    return false;
+                }
+            }
+        }
+        if let Some(ac) = &self.other {
+            for m in ac.find_iter(text) {
+                any = true;
+                if !negated_zh(m.start()) {
+                    return false;
+                }
+            }
+        }
+        any
+    }
+
     /// Whether the text opens with an entry (a whole word).
     fn starts(&self, spaced_text: &str, text: &str) -> bool {
         let t = spaced_text.trim_start();
@@ -269,6 +321,7 @@ pub(crate) struct Vocabularies {
     caveat: Vocabulary,
     first_person: Vocabulary,
     query_label: Vocabulary,
+    redirect: Vocabulary,
     process_not_self: Vocabulary,
     /// The lexicon's inability and failure phrases, over normalized text.
     inability: Option<AhoCorasick>,
@@ -287,6 +340,7 @@ impl Vocabularies {
             caveat: Vocabulary::new(&lexicon.caveat),
             first_person: Vocabulary::new(&FIRST_PERSON.map(String::from)),
             query_label: Vocabulary::new(&lexicon.query_label),
+            redirect: Vocabulary::new(&lexicon.redirect),
             inability: normalized_matcher(&lexicon.inability),
             failure: normalized_matcher(&lexicon.failure),
             process_not_self: Vocabulary::new(
@@ -336,12 +390,13 @@ const COMMON_ACRONYMS: &[&str] = &[
 
 /// Whether a token is a key fact: it mixes letters and digits (`G102`, `A12`, `v3`),
 /// is a dotted version (`3.4.1`), a snake-case or upper-case name with `_`, a flag, or an
-/// acronym (`OIDC`, `SIAC`).
+/// acronym of up to five capitals (`OIDC`, `SIAC`).
 fn key_token(t: &str) -> bool {
     let letters = t.bytes().any(|b| b.is_ascii_alphabetic());
     let digits = t.bytes().any(|b| b.is_ascii_digit());
+    // Longer all-capital words are emphasis (`BLOCKED`, `UNAVAILABLE`), not acronyms.
     let acronym = t.len() >= 2
-        && t.len() <= 8
+        && t.len() <= 5
         && t.bytes().all(|b| b.is_ascii_uppercase())
         && !COMMON_ACRONYMS.contains(&t);
     (t.starts_with('-') && t.len() > 2)
@@ -421,7 +476,7 @@ fn thousands_comma(s: &str, i: usize) -> bool {
 
 /// Clause spans of one sentence: split at commas, colons, dashes, brackets, table bars and
 /// connectives. The flag says the clause ends with a colon (a label).
-fn clause_spans(folded: &str, start: usize, end: usize) -> Vec<(usize, usize, bool)> {
+fn clause_spans(folded: &str, start: usize, end: usize) -> Vec<(usize, usize, bool, bool)> {
     let s = &folded[start..end];
     let lower = s.to_ascii_lowercase();
     let table_row = s.trim_start().starts_with('|');
@@ -494,19 +549,22 @@ fn clause_spans(folded: &str, start: usize, end: usize) -> Vec<(usize, usize, bo
     }
     cuts.retain(|(at, _, _)| !code.iter().any(|(o, e)| o < at && at < e));
     cuts.sort();
+    // The fourth flag: the clause opens a bracket (an aside of the clause before it).
     let mut out = Vec::new();
     let mut from = 0;
+    let mut paren = false;
     for (at, skip, colon) in cuts {
         if at < from {
             continue;
         }
         if at > from {
-            out.push((start + from, start + at, colon));
+            out.push((start + from, start + at, colon, paren));
         }
+        paren = s[at..].starts_with(['(', '（']);
         from = at + skip;
     }
     if from < s.len() {
-        out.push((start + from, end, false));
+        out.push((start + from, end, false, paren));
     }
     out
 }
@@ -566,7 +624,7 @@ impl Analysis {
             let mut under_query_label = false;
             // A supposition holds for the rest of its sentence ("For example, 停 3 小时…").
             let mut supposing = false;
-            for (cs, ce, colon) in clause_spans(&folded, s, e) {
+            for (cs, ce, colon, paren) in clause_spans(&folded, s, e) {
                 let text = &folded[cs..ce];
                 if text.trim().is_empty() {
                     continue;
@@ -590,6 +648,15 @@ impl Analysis {
                     Role::Question
                 } else if under_process_label && own != Role::Subject {
                     Role::Process
+                } else if let Some(host) = clauses
+                    .last()
+                    .filter(|h: &&Clause| paren && h.sentence == n)
+                    .map(|h| h.role)
+                    .filter(|r| matches!(r, Role::Question | Role::Process))
+                {
+                    // An aside takes the role of what it is an aside to: "want me to list
+                    // what to check (seats, API limits)?" asks, it does not state.
+                    host
                 } else {
                     own
                 };
@@ -604,6 +671,8 @@ impl Analysis {
                     sentence: n,
                     role,
                     hypothetical,
+                    redirect: vocab.redirect.hit(read, &spaced(read)),
+                    topic: vocab.topic.starts(&sp, text),
                 });
             }
         }
@@ -649,8 +718,9 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
     // Inability beside the agent itself ("I can't say", "我无法确认") is about the process;
     // inability of the subject ("the API cannot be called more often") is a claim.
     let inability = vocab.inability.as_ref().is_some_and(|ac| ac.is_match(&n));
-    let declines =
-        vocab.declines.hit(text, &sp) || (inability && vocab.first_person.hit(text, &sp));
+    let declines = vocab.declines.hit(text, &sp)
+        || (inability && vocab.first_person.hit(text, &sp))
+        || vocab.hedge.only_negated(text, &sp);
     let hedge = vocab.hedge.hit(text, &sp) && !declines;
     // A caveat ("prices vary by region", "凭记忆的数字可能已经过时") explains why not to
     // answer; it answers nothing.
@@ -664,6 +734,7 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
     }
     let process = declines
         || vocab.process.hit(text, &sp)
+        || vocab.redirect.hit(text, &sp)
         || vocab.failure.as_ref().is_some_and(|ac| ac.is_match(&n));
     if process {
         return Role::Process;
@@ -1467,20 +1538,37 @@ impl Evidence {
             .map(|(i, c)| {
                 // Named while speaking of the process (the failed call's URL, `--help`,
                 // the quoted error, "after 30 s"): the answer points, it does not assert.
-                let in_process_clause = analysis
-                    .clauses
-                    .get(c.clause)
-                    .is_some_and(|cl| matches!(cl.role, Role::Process | Role::Question));
-                let pointer = matches!(
-                    c.fact.kind,
-                    FactKind::Url | FactKind::Identifier | FactKind::Quote
-                ) || c.quantity.as_ref().is_some_and(|q| {
-                    // A duration ("after 30 s") or an HTTP status ("a 503") of the call.
-                    q.dim == Dim::Duration
-                        || (q.dim == Dim::Plain
-                            && q.decimals == 0
-                            && (400.0..600.0).contains(&q.raw))
+                let clause = analysis.clauses.get(c.clause);
+                let in_process_clause =
+                    clause.is_some_and(|cl| matches!(cl.role, Role::Process | Role::Question));
+                let redirect = clause.is_some_and(|cl| cl.redirect);
+                // Where the clause points elsewhere, only the source's address and number
+                // point ("per the app it boards from gate E12" still claims the gate).
+                let pointer = match c.fact.kind {
+                    FactKind::Url => true,
+                    FactKind::Identifier | FactKind::Quote => !redirect,
+                    _ => false,
+                } || c.quantity.as_ref().is_some_and(|q| {
+                    let integer = q.dim == Dim::Plain && q.decimals == 0;
+                    if redirect {
+                        // A source's name or number: `12306`, a hotline.
+                        integer
+                    } else {
+                        // A duration ("after 30 s") or an HTTP status ("a 503", "200 OK")
+                        // of the call.
+                        q.dim == Dim::Duration || (integer && (100.0..600.0).contains(&q.raw))
+                    }
                 });
+                // The topic restated in its own words or quotes ("关于“请求超时的修改方法”").
+                if clause.is_some_and(|cl| cl.topic)
+                    && matches!(
+                        c.fact.kind,
+                        FactKind::Identifier | FactKind::Quote | FactKind::Name
+                    )
+                    && !in_tools[i]
+                {
+                    return Support::Input;
+                }
                 if in_process_clause
                     && pointer
                     && !self.has_tools
@@ -1546,7 +1634,10 @@ impl Evidence {
             self.lines_stating(q)
         };
         if !matches.is_empty() {
-            return match self.context(&matches, q, claim, analysis) {
+            return match self
+                .context(&matches, q, claim, analysis)
+                .and_then(|()| self.sibling_record(&matches, q, claim, analysis))
+            {
                 Ok(()) => Support::Tools,
                 Err(why) => Support::WrongContext(why),
             };
@@ -1563,14 +1654,20 @@ impl Evidence {
         };
         let before = around(q.start.saturating_sub(4), q.start);
         let after = around(q.end, (q.end + 8).min(analysis.folded.len()));
-        // A rate converts by a constant only when the answer names its period.
+        // A rate converts by a constant only when the answer's sentence names its period.
+        let sentence = analysis.clauses.get(claim.clause).map(|c| c.sentence);
         let period = {
-            let t = format!(
-                "{} {}",
-                around(q.start.saturating_sub(12), q.start),
-                around(q.end, (q.end + 24).min(analysis.folded.len()))
-            )
-            .to_ascii_lowercase();
+            let mut in_sentence = analysis
+                .clauses
+                .iter()
+                .filter(|o| Some(o.sentence) == sentence);
+            let first = in_sentence.next();
+            let from = first.map_or(q.start.saturating_sub(12), |o| o.start.min(q.start));
+            let to = in_sentence
+                .next_back()
+                .or(first)
+                .map_or(q.end, |o| o.end.max(q.end));
+            let t = around(from, to).to_ascii_lowercase();
             [
                 "year", "annual", "month", "week", "day", "daily", "hour", "年", "月", "周", "天",
                 "日", "小时",
@@ -1603,6 +1700,22 @@ impl Evidence {
         });
         if let Some(how) = derived {
             return Support::Derived(how);
+        }
+        let named: Vec<&Quantity> = analysis
+            .claims
+            .iter()
+            .filter_map(|c| c.quantity.as_ref())
+            .collect();
+        if named.iter().any(|p| p.dim == Dim::Percent) {
+            let pool: Vec<&Quantity> = self
+                .index()
+                .distinct
+                .iter()
+                .map(|i| &evidence[*i as usize].0)
+                .collect();
+            if let Some(how) = percent_applied(q, &pool, &named) {
+                return Support::Derived(how);
+            }
         }
         // An operand of a worked computation (`20 × 12 × 0.85 = 204`): a plain conversion
         // constant, or a percentage of the evidence as a factor.
@@ -1661,12 +1774,7 @@ impl Evidence {
             .filter(|w| !w.starts_with(|c: char| c.is_ascii_digit()))
             .map(|w| normalize(&w))
             .collect();
-        let like = |e: &Quantity| match (q.dim, e.dim) {
-            (Dim::Plain, Dim::Plain) => q.word == e.word,
-            (Dim::Plain, _) | (_, Dim::Plain) => false,
-            (Dim::Money(_), Dim::Money(_)) => true,
-            (a, b) => a == b,
-        };
+        let like = |e: &Quantity| like_quantities(q, e);
         // Only records say what a number is attached to: table rows, `label: value` lines,
         // list items; a line of wrapped prose may cut a sentence anywhere.
         let record = |l: usize| {
@@ -1764,6 +1872,129 @@ impl Evidence {
         ))
     }
 
+    /// Whether the other numbers `q`'s sentence states all come from one record that
+    /// holds a like number of its own the sentence does not state, while `q` is only on
+    /// other records: the answer then attaches `q` to that record's entity ("里斯本：19
+    /// °C，风速 9 km/h，湿度 82%" where 82% is Oslo's humidity and Lisbon's is 55%) — unless
+    /// the clause's own words name `q`'s record better.
+    fn sibling_record(
+        &self,
+        lines: &[usize],
+        q: &Quantity,
+        claim: &Claim,
+        analysis: &Analysis,
+    ) -> Result<(), String> {
+        let all = self.lines();
+        if all.len() < 2 || all.len() > CONTEXT_LINES {
+            return Ok(());
+        }
+        let Some(clause) = analysis.clauses.get(claim.clause) else {
+            return Ok(());
+        };
+        let record = |l: usize| {
+            let (s, e) = all[l];
+            is_record(&self.tools_folded[s..e])
+        };
+        if !lines.iter().all(|l| record(*l)) {
+            return Ok(());
+        }
+        let siblings: Vec<&Quantity> = analysis
+            .claims
+            .iter()
+            .filter(|c| c.at != claim.at)
+            .filter(|c| {
+                analysis
+                    .clauses
+                    .get(c.clause)
+                    .is_some_and(|o| o.sentence == clause.sentence)
+            })
+            .filter_map(|c| c.quantity.as_ref())
+            .collect();
+        // The records every sibling stated on a record is on; a sibling on none (computed,
+        // restated from the question, added) says nothing of where the sentence reads.
+        let mut common: Option<Vec<usize>> = None;
+        // Siblings on one of `q`'s own records: the sentence reads there too.
+        let mut with_q = 0;
+        let mut placed = 0;
+        for s in &siblings {
+            let on: Vec<usize> = self
+                .lines_stating(s)
+                .into_iter()
+                .filter(|l| record(*l))
+                .collect();
+            if on.is_empty() {
+                continue;
+            }
+            placed += 1;
+            with_q += usize::from(on.iter().any(|l| lines.contains(l)));
+            common = Some(match common {
+                None => on,
+                Some(c) => c.into_iter().filter(|l| on.contains(l)).collect(),
+            });
+        }
+        let Some([r]) = common.as_deref() else {
+            return Ok(());
+        };
+        let r = *r;
+        if lines.contains(&r) {
+            return Ok(());
+        }
+        // A sentence that gives that record's own value of the kind compares the two.
+        let stated = |e: &Quantity| q.same_as(e) || siblings.iter().any(|s| s.same_as(e));
+        if self
+            .quantities()
+            .iter()
+            .any(|(e, l)| *l == r && like_quantities(q, e) && stated(e))
+        {
+            return Ok(());
+        }
+        let Some(own) = self
+            .quantities()
+            .iter()
+            .find(|(e, l)| *l == r && like_quantities(q, e) && !stated(e))
+        else {
+            return Ok(());
+        };
+        // The sentence's words decide which record it reads; where they name neither, the
+        // siblings do when they agree, two or more, and none reads where `q` is.
+        let in_sentence = analysis
+            .clauses
+            .iter()
+            .filter(|o| o.sentence == clause.sentence);
+        let from = in_sentence
+            .clone()
+            .map(|o| o.start)
+            .min()
+            .unwrap_or(clause.start);
+        let to = in_sentence.map(|o| o.end).max().unwrap_or(clause.end);
+        let context: Vec<String> = words(&analysis.folded[from..to])
+            .into_iter()
+            .filter(|w| !w.starts_with(|c: char| c.is_ascii_digit()))
+            .map(|w| normalize(&w))
+            .collect();
+        let score = |l: usize| {
+            let (s, e) = all[l];
+            let t = normalize(&self.tools_folded[s..e]);
+            context
+                .iter()
+                .filter(|w| !w.is_empty() && t.contains(w.as_str()))
+                .count()
+        };
+        let best_own = lines.iter().map(|l| score(*l)).max().unwrap_or(0);
+        let named = score(r) > best_own;
+        let agreed = score(r) == best_own && placed >= 2 && with_q == 0;
+        if !(named || agreed) {
+            return Ok(());
+        }
+        let (s, e) = all[r];
+        Err(format!(
+            "`{}` is not on “{}”, where the sentence's other values are (its own is `{}`)",
+            q.text(&analysis.folded).trim(),
+            self.tools_folded[s..e].trim(),
+            own.0.text(self.scanned()).trim()
+        ))
+    }
+
     /// For a table row: whether the cell holding `q` sits under a header the clause names
     /// (None when the line is no table row or the clause names no header).
     fn column_ok(&self, line: usize, q: &Quantity, context: &[String]) -> Option<bool> {
@@ -1804,6 +2035,18 @@ impl Evidence {
             .iter()
             .position(|cell| numbers::scan(cell).iter().any(|e| q.same_as(e)))?;
         Some(named.contains(&at))
+    }
+}
+
+/// Whether an evidence quantity `e` is of the kind of the answer's `q`, so that one could
+/// stand where the other does: like dimensions, any currency; plain numbers of the same
+/// word, or where either counts none (a table cell's unit is its column's).
+fn like_quantities(q: &Quantity, e: &Quantity) -> bool {
+    match (q.dim, e.dim) {
+        (Dim::Plain, Dim::Plain) => q.word == e.word || q.word.is_empty() || e.word.is_empty(),
+        (Dim::Plain, _) | (_, Dim::Plain) => false,
+        (Dim::Money(_), Dim::Money(_)) => true,
+        (a, b) => a == b,
     }
 }
 
@@ -1963,8 +2206,8 @@ fn derive(q: &Quantity, distinct: &[&Quantity], ratio: bool, period: bool) -> Op
         }
     }
     for a in &pool {
-        // Conversions of a rate by a constant (durations convert by their units already),
-        // and percentages applied to money.
+        // Conversions of a rate by a constant (durations convert by their units already);
+        // percentages applied to money are `percent_applied`'s.
         let convertible = matches!(q.dim, Dim::Money(_) | Dim::Percent);
         if !convertible || !(same_kind(q, a) || q.dim == a.dim) {
             continue;
@@ -1982,11 +2225,25 @@ fn derive(q: &Quantity, distinct: &[&Quantity], ratio: bool, period: bool) -> Op
                 return Some(format!("{} converted by {k}", fmt(a)));
             }
         }
-        // A percentage off or on: `$20` less 15%.
-        for p in pool
-            .iter()
-            .filter(|p| p.dim == Dim::Percent && matches!(q.dim, Dim::Money(_)))
-        {
+    }
+    None
+}
+
+/// A percentage off or on an evidence amount (`$20` less 15%), counted only when the
+/// answer names both, the percentage and the amount: two numbers of a price list are
+/// otherwise 15% apart by chance.
+fn percent_applied(q: &Quantity, distinct: &[&Quantity], named: &[&Quantity]) -> Option<String> {
+    if !matches!(q.dim, Dim::Money(_)) {
+        return None;
+    }
+    let tol = q.rounding() + 1e-9;
+    let hit = |v: f64| (v - q.value).abs() <= tol.max(1e-9 * q.value.abs());
+    let percents: Vec<&&Quantity> = named.iter().filter(|p| p.dim == Dim::Percent).collect();
+    let bases = distinct
+        .iter()
+        .filter(|a| a.dim == q.dim && named.iter().any(|n| n.same_as(a)));
+    for a in bases {
+        for p in &percents {
             for base in [a.value, a.value * 12.0] {
                 for v in [
                     base * (1.0 - p.value / 100.0),
@@ -1994,7 +2251,7 @@ fn derive(q: &Quantity, distinct: &[&Quantity], ratio: bool, period: bool) -> Op
                     base * p.value / 100.0,
                 ] {
                     if hit(v) {
-                        return Some(format!("{} with {}% applied", fmt(a), p.raw));
+                        return Some(format!("{} with {}% applied", a.raw, p.raw));
                     }
                 }
             }
@@ -2193,6 +2450,80 @@ mod tests {
         ] {
             assert!(!asserts(r, q), "{r}");
         }
+    }
+
+    #[test]
+    fn pointing_elsewhere_declining_and_asides_assert_nothing() {
+        let q = "What gate does flight CA981 board from, and when does boarding close?";
+        for r in [
+            "航班动态接口没有响应，登机口暂时查不到，请以机场 95583 热线和现场显示屏为准。",
+            "The flight-status service is down. The airline's app will have the gate and the boarding time.",
+            "状态服务没有返回数据，登机口与截止时间都不作推测。",
+            "I couldn't reach the status service, so I won't guess at the gate.",
+            "状态接口超时了。要不要我过几分钟再查一次（登机口、截止时间一起）？",
+        ] {
+            assert!(!asserts(r, q), "{r}");
+        }
+        // A value behind a pointer is still a claim.
+        for a in [
+            "状态服务没有响应，不过官方通常是起飞前 40 分钟截止登机。",
+            "The service is down; per the official app it boards from gate E12.",
+            "The service is down; check the app, it usually boards from gate E12.",
+        ] {
+            assert!(asserts(a, q), "{a}");
+        }
+    }
+
+    #[test]
+    fn a_number_read_beside_another_records_values_is_in_the_wrong_context() {
+        let ev = Evidence::new(
+            "Madrid: 24 °C, wind 11 km/h, humidity 40%\nDublin: 12 °C, wind 30 km/h, humidity 85%",
+            "",
+            "",
+            Vec::new(),
+        );
+        let q = "马德里和都柏林哪个更干燥？";
+        let wrong = analysis("- 马德里：24 °C，风速 11 km/h，湿度 85%", q);
+        let judged = judged(&ev, &wrong);
+        assert_eq!(
+            judged.last(),
+            Some(&("85%".to_string(), false)),
+            "{judged:?}"
+        );
+        // A comparison that gives each record its own values is read as one.
+        let both = analysis("马德里 24 °C、湿度 40%，都柏林 12 °C、湿度 85%。", q);
+        assert!(judged_all(&ev, &both), "{:?}", judged_of(&ev, &both));
+    }
+
+    fn judged_of(ev: &Evidence, a: &Analysis) -> Vec<(String, bool)> {
+        judged(ev, a)
+    }
+
+    fn judged_all(ev: &Evidence, a: &Analysis) -> bool {
+        judged(ev, a).iter().all(|(_, ok)| *ok)
+    }
+
+    #[test]
+    fn a_percentage_applied_needs_the_answer_to_name_it_and_its_base() {
+        let ev = Evidence::new(
+            "Basic: $40/month\nTeam: $25 per seat\nAnnual billing: 20% off",
+            "",
+            "",
+            Vec::new(),
+        );
+        let q = "What do Basic and Team cost?";
+        // $32 is $40 less 20%, but the answer computes nothing: it states a price.
+        let added = analysis("Basic is $40 a month and Team is $32 per seat.", q);
+        let judged_added = judged(&ev, &added);
+        assert!(
+            judged_added.contains(&("$32".to_string(), false)),
+            "{judged_added:?}"
+        );
+        let worked = analysis(
+            "Basic is $40 a month; billed annually (20% off) it is $32.",
+            q,
+        );
+        assert!(judged_all(&ev, &worked), "{:?}", judged(&ev, &worked));
     }
 
     #[test]

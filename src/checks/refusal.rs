@@ -57,6 +57,9 @@ pub struct Lexicon {
     /// Caveats: "prices vary", "可能已经过时".
     #[serde(default)]
     pub caveat: Vec<String>,
+    /// Pointing elsewhere: "refer to", "以…为准", "请在 App 查看".
+    #[serde(default)]
+    pub redirect: Vec<String>,
     /// The word matchers of `process`, `hedge` and `topic`, built on first use.
     #[serde(skip)]
     vocabularies: OnceLock<Arc<super::claims::Vocabularies>>,
@@ -98,6 +101,7 @@ impl Lexicon {
         l.supposition.extend(extra.supposition);
         l.caveat.extend(extra.caveat);
         l.query_label.extend(extra.query_label);
+        l.redirect.extend(extra.redirect);
         Ok(l)
     }
 
