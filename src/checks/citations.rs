@@ -73,9 +73,18 @@ pub fn output_text(output: &serde_json::Value) -> String {
                         ]
                         .contains(&k.as_str()))
                         || (value.is_number()
-                            && ["confidence", "score", "probability", "rank"]
-                                .iter()
-                                .any(|m| k.contains(m)));
+                            && [
+                                "confidence",
+                                "score",
+                                "probability",
+                                "rank",
+                                "retry",
+                                "attempt",
+                                "latency",
+                                "elapsed",
+                            ]
+                            .iter()
+                            .any(|m| k.contains(m)));
                     if !about_response {
                         walk(value, out);
                     }
@@ -84,8 +93,22 @@ pub fn output_text(output: &serde_json::Value) -> String {
             _ => {}
         }
     }
+    // A flat object is one record ("model: …; output_price: …"): its values are read as
+    // one sentence, so a number is checked beside the others it came with.
+    fn flat(v: &serde_json::Value) -> Option<Vec<String>> {
+        let map = v.as_object()?;
+        if map.len() < 2 || map.values().any(|x| x.is_object() || x.is_array()) {
+            return None;
+        }
+        let mut out = Vec::new();
+        walk(v, &mut out);
+        (!out.iter().any(|p| p.contains('\n'))).then_some(out)
+    }
     let mut parts = Vec::new();
-    walk(output, &mut parts);
+    match flat(output) {
+        Some(record) => parts.push(record.join("; ")),
+        None => walk(output, &mut parts),
+    }
     parts.join("\n")
 }
 
@@ -192,7 +215,8 @@ mod tests {
             output_text(
                 &serde_json::json!({"note": "n", "Latest model: claude-opus-9-9 at $1": "see note"})
             ),
-            "n\nLatest model: claude-opus-9-9 at $1\nsee note"
+            "n; Latest model: claude-opus-9-9 at $1; see note",
+            "a flat object is one record"
         );
         for plain in ["{not json}", "[see the docs]", "a \"quoted\" claim"] {
             assert_eq!(output_text(&plain.into()), plain);

@@ -205,6 +205,12 @@ impl Vocabulary {
     /// Whether `text` holds an entry and each one it holds is negated ("不作估计", "won't
     /// guess"): a hedge word declined is no hedge.
     fn only_negated(&self, text: &str, spaced_text: &str) -> bool {
+        self.negated_within(text, spaced_text, 3, 12)
+    }
+
+    /// Like [`Vocabulary::only_negated`], with the negation up to `zh` characters (Chinese)
+    /// or `en` bytes (spaced ASCII) before each entry.
+    fn negated_within(&self, text: &str, spaced_text: &str, zh: usize, en: usize) -> bool {
         const ZH: &[char] = &['不', '没', '别', '勿', '未', '无', '非'];
         const EN: &[&str] = &[" not ", " no ", "n't ", " never ", " without "];
         let mut any = false;
@@ -214,7 +220,7 @@ impl Vocabulary {
             let before: String = text[..at]
                 .chars()
                 .rev()
-                .take(3)
+                .take(zh)
                 .collect::<Vec<_>>()
                 .into_iter()
                 .rev()
@@ -226,7 +232,7 @@ impl Vocabulary {
             let from = spaced_text[..at]
                 .char_indices()
                 .rev()
-                .nth(12)
+                .nth(en)
                 .map_or(0, |(i, _)| i);
             EN.iter().any(|n| spaced_text[from..=at].contains(n))
         };
@@ -251,12 +257,15 @@ impl Vocabulary {
 
     /// Whether the text opens with an entry (a whole word).
     fn starts(&self, spaced_text: &str, text: &str) -> bool {
-        let t = spaced_text.trim_start();
+        // Bullets, emoji and marks before the first word open nothing ("💡 Example:").
+        let lead = |c: char| !c.is_alphanumeric();
+        let t = spaced_text.trim_start_matches(lead);
+        let other = text.trim_start_matches(lead);
         self.openings.iter().any(|e| t.starts_with(e.as_str()))
             || self
                 .other_openings
                 .iter()
-                .any(|e| text.trim_start().starts_with(e.as_str()))
+                .any(|e| other.starts_with(e.as_str()))
     }
 }
 
@@ -322,6 +331,7 @@ pub(crate) struct Vocabularies {
     first_person: Vocabulary,
     query_label: Vocabulary,
     redirect: Vocabulary,
+    quoting: Vocabulary,
     process_not_self: Vocabulary,
     /// The lexicon's inability and failure phrases, over normalized text.
     inability: Option<AhoCorasick>,
@@ -341,6 +351,7 @@ impl Vocabularies {
             first_person: Vocabulary::new(&FIRST_PERSON.map(String::from)),
             query_label: Vocabulary::new(&lexicon.query_label),
             redirect: Vocabulary::new(&lexicon.redirect),
+            quoting: Vocabulary::new(&lexicon.quoting),
             inability: normalized_matcher(&lexicon.inability),
             failure: normalized_matcher(&lexicon.failure),
             process_not_self: Vocabulary::new(
@@ -390,13 +401,12 @@ const COMMON_ACRONYMS: &[&str] = &[
 
 /// Whether a token is a key fact: it mixes letters and digits (`G102`, `A12`, `v3`),
 /// is a dotted version (`3.4.1`), a snake-case or upper-case name with `_`, a flag, or an
-/// acronym of up to five capitals (`OIDC`, `SIAC`).
+/// acronym (`OIDC`, `SIAC`).
 fn key_token(t: &str) -> bool {
     let letters = t.bytes().any(|b| b.is_ascii_alphabetic());
     let digits = t.bytes().any(|b| b.is_ascii_digit());
-    // Longer all-capital words are emphasis (`BLOCKED`, `UNAVAILABLE`), not acronyms.
     let acronym = t.len() >= 2
-        && t.len() <= 5
+        && t.len() <= 8
         && t.bytes().all(|b| b.is_ascii_uppercase())
         && !COMMON_ACRONYMS.contains(&t);
     (t.starts_with('-') && t.len() > 2)
@@ -415,7 +425,8 @@ fn sentence_breaks(folded: &str) -> Vec<(usize, usize)> {
         let c = folded[i..].chars().next().unwrap_or(' ');
         let len = c.len_utf8();
         let end_here = match c {
-            '\n' | '!' | '?' | '。' | '！' | '？' | ';' | '；' => true,
+            // A semicolon joins parallel clauses of one sentence ("Team 有 SSO；日志保留 90 天").
+            '\n' | '!' | '?' | '。' | '！' | '？' => true,
             '.' => {
                 b.get(i + 1).is_none_or(|n| n.is_ascii_whitespace())
                     && !(i >= 1 && b[i - 1] == b'g' && i >= 2 && b[i - 2] == b'.')
@@ -486,7 +497,7 @@ fn clause_spans(folded: &str, start: usize, end: usize) -> Vec<(usize, usize, bo
             // A table row stays one clause (`| price | not retrieved |`); `、` lists within one.
             // `5,000` keeps its comma (three digits after it, a number before it).
             ',' if thousands_comma(s, i) => {}
-            ',' | '，' | '(' | ')' | '（' | '）' | '—' | '–' | '…' if !table_row => {
+            ',' | '，' | ';' | '；' | '(' | ')' | '（' | '）' | '—' | '–' | '…' if !table_row => {
                 cuts.push((i, c.len_utf8(), false))
             }
             ':' | '：' => {
@@ -677,6 +688,24 @@ impl Analysis {
             }
         }
         let claims = extract_claims(&folded, &clauses);
+        // A topic the next clause declines to answer ("退款金额和到账时间，我现在都无法确认")
+        // or sends elsewhere ("…，都必须以原文为准") is named, not stated — when it holds no
+        // key fact and no hedge.
+        for i in 0..clauses.len().saturating_sub(1) {
+            let (c, next) = (&clauses[i], &clauses[i + 1]);
+            if c.role != Role::Subject || next.role != Role::Process || next.sentence != c.sentence
+            {
+                continue;
+            }
+            let (topic, comment) = (&folded[c.start..c.end], &folded[next.start..next.end]);
+            let (tsp, csp) = (spaced(topic), spaced(comment));
+            if (declines(comment, &csp, vocab) || next.redirect)
+                && !vocab.hedge.hit(topic, &tsp)
+                && !claims.iter().any(|k| k.clause == i)
+            {
+                clauses[i].role = Role::Neutral;
+            }
+        }
         let reports_failure = super::refusal::is_refusal(text, None, lexicon);
         Analysis {
             folded,
@@ -714,13 +743,7 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
     let ws = words(text);
     let named = ws.iter().any(|w| subject.words.contains(w));
     let beyond = ws.iter().any(|w| !subject.words.contains(w));
-    let n = normalize(text);
-    // Inability beside the agent itself ("I can't say", "我无法确认") is about the process;
-    // inability of the subject ("the API cannot be called more often") is a claim.
-    let inability = vocab.inability.as_ref().is_some_and(|ac| ac.is_match(&n));
-    let declines = vocab.declines.hit(text, &sp)
-        || (inability && vocab.first_person.hit(text, &sp))
-        || vocab.hedge.only_negated(text, &sp);
+    let declines = declines(text, &sp, vocab);
     let hedge = vocab.hedge.hit(text, &sp) && !declines;
     // A caveat ("prices vary by region", "凭记忆的数字可能已经过时") explains why not to
     // answer; it answers nothing.
@@ -735,7 +758,10 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
     let process = declines
         || vocab.process.hit(text, &sp)
         || vocab.redirect.hit(text, &sp)
-        || vocab.failure.as_ref().is_some_and(|ac| ac.is_match(&n));
+        || vocab
+            .failure
+            .as_ref()
+            .is_some_and(|ac| ac.is_match(&normalize(text)));
     if process {
         return Role::Process;
     }
@@ -745,6 +771,27 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
         return Role::Subject;
     }
     Role::Neutral
+}
+
+/// Whether a clause declines to answer: declining words, inability in the agent's voice
+/// ("I can't say", "我无法确认", or opening the clause with no subject of its own: "目前
+/// 无法比较", "Could not verify"), a hedge negated ("不作估计"), a verb of quoting or
+/// guessing negated ("不给你乱报", "不对条款作任何推测").
+fn declines(text: &str, sp: &str, vocab: &Vocabularies) -> bool {
+    let n = normalize(text);
+    // Inability of the subject ("the API cannot be called more often") is a claim.
+    let inability = vocab.inability.as_ref().and_then(|ac| ac.find(&n));
+    let opens = inability.is_some_and(|m| {
+        n[..m.start()]
+            .chars()
+            .filter(|c| !c.is_whitespace() && !c.is_ascii_punctuation())
+            .count()
+            <= 2
+    });
+    vocab.declines.hit(text, sp)
+        || (inability.is_some() && (opens || vocab.first_person.hit(text, sp)))
+        || vocab.hedge.only_negated(text, sp)
+        || vocab.quoting.negated_within(text, sp, 12, 24)
 }
 
 fn is_yes_no(text: &str) -> bool {
@@ -1029,7 +1076,8 @@ fn own_list_item(folded: &str, q: &Quantity) -> bool {
     })
 }
 
-/// `1.` / `2)` / `3、` opening a line, `[1]`, `#1`, `第1` are numbering, not facts.
+/// `1.` / `2)` / `3、` opening a line, `[1]`, `#1`, `第1`, `第 2 步`, `step 3` are numbering,
+/// not facts.
 fn list_marker(folded: &str, q: &Quantity) -> bool {
     if q.dim != Dim::Plain {
         return false;
@@ -1041,7 +1089,8 @@ fn list_marker(folded: &str, q: &Quantity) -> bool {
     (lead.is_empty() && after.starts_with(['.', ')', '、', '）']))
         || before.ends_with('[') && after.starts_with(']')
         || before.ends_with('#')
-        || (before.trim_end().ends_with("第") && own_list_item(folded, q))
+        || (before.trim_end().ends_with("第")
+            && (own_list_item(folded, q) || after.trim_start().starts_with('步')))
         || before.to_ascii_lowercase().ends_with("step ")
         || before.to_ascii_lowercase().ends_with("option ")
 }
@@ -1550,9 +1599,16 @@ impl Evidence {
                     _ => false,
                 } || c.quantity.as_ref().is_some_and(|q| {
                     let integer = q.dim == Dim::Plain && q.decimals == 0;
+                    // A number that names what follows it: `12306 App`, `12306 / 车站大屏`.
+                    let names_a_thing = {
+                        let after = analysis.folded[q.end..].trim_start_matches(' ');
+                        after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '/')
+                    };
                     if redirect {
                         // A source's name or number: `12306`, a hotline.
                         integer
+                    } else if integer && names_a_thing && q.word.is_empty() {
+                        true
                     } else {
                         // A duration ("after 30 s") or an HTTP status ("a 503", "200 OK")
                         // of the call.
@@ -1817,6 +1873,12 @@ impl Evidence {
             .count()
             > 1;
         let from_input = |c: &Claim| normalize(&c.fact.text);
+        // A clause that compares like numbers ("$0.80 vs medium's $3") attaches each to
+        // an entity it may name for only one of them.
+        let clause_text = &analysis.folded[clause.start..clause.end];
+        if several && comparing(clause_text) {
+            return Ok(());
+        }
         if best == 0 && !several {
             // A clause that names nothing of the evidence takes the names its sentence gives
             // of the question's subject: "atlas-medium-2: input $3, context 100K".
@@ -1898,18 +1960,30 @@ impl Evidence {
         if !lines.iter().all(|l| record(*l)) {
             return Ok(());
         }
-        let siblings: Vec<&Quantity> = analysis
-            .claims
-            .iter()
-            .filter(|c| c.at != claim.at)
-            .filter(|c| {
+        // The numbers beside `q`: its clause's, else its sentence's.
+        let beside = |same: &dyn Fn(&Claim) -> bool| -> Vec<&Quantity> {
+            analysis
+                .claims
+                .iter()
+                .filter(|c| c.at != claim.at && same(c))
+                .filter_map(|c| c.quantity.as_ref())
+                // The same number said twice is no other value.
+                .filter(|o| !(o.dim == q.dim && o.value == q.value))
+                .collect()
+        };
+        let placed_on_record = |qs: &[&Quantity]| {
+            qs.iter()
+                .any(|s| self.lines_stating(s).into_iter().any(|l| record(l)))
+        };
+        let mut siblings = beside(&|c: &Claim| c.clause == claim.clause);
+        if !placed_on_record(&siblings) {
+            siblings = beside(&|c: &Claim| {
                 analysis
                     .clauses
                     .get(c.clause)
                     .is_some_and(|o| o.sentence == clause.sentence)
-            })
-            .filter_map(|c| c.quantity.as_ref())
-            .collect();
+            });
+        }
         // The records every sibling stated on a record is on; a sibling on none (computed,
         // restated from the question, added) says nothing of where the sentence reads.
         let mut common: Option<Vec<usize>> = None;
@@ -2036,6 +2110,17 @@ impl Evidence {
             .position(|cell| numbers::scan(cell).iter().any(|e| q.same_as(e)))?;
         Some(named.contains(&at))
     }
+}
+
+/// Whether a clause compares ("vs", "than", "比", "相比").
+fn comparing(clause: &str) -> bool {
+    let sp = spaced(clause);
+    [" vs ", " versus ", " than ", " compared ", " against "]
+        .iter()
+        .any(|w| sp.contains(w))
+        || ["比", "相比", "对比", "相较"]
+            .iter()
+            .any(|w| clause.contains(w))
 }
 
 /// Whether an evidence quantity `e` is of the kind of the answer's `q`, so that one could
@@ -2433,10 +2518,7 @@ mod tests {
         let a = analysis(answer, input);
         let ev = Evidence::new("", input, "", Vec::new());
         let judged = ev.judge(&a);
-        a.subject_clauses().next().is_some()
-            || judged
-                .iter()
-                .any(|s| !matches!(s, Support::Input | Support::Process))
+        a.subject_clauses().next().is_some() || judged.iter().any(Support::is_claim)
     }
 
     #[test]
@@ -2463,6 +2545,22 @@ mod tests {
             "状态接口超时了。要不要我过几分钟再查一次（登机口、截止时间一起）？",
         ] {
             assert!(!asserts(r, q), "{r}");
+        }
+        // Declining in other words: a quoting verb negated, inability with no subject, a
+        // topic the next clause declines, a purpose clause.
+        for r in [
+            "航班接口超时了，登机口我先不给你乱报。",
+            "{\"answer\": null, \"message\": \"状态服务无响应，目前无法确认 CA981 的登机口。\", \"retry_after_seconds\": 30}",
+            "Could not verify the gate: the status service refused the connection.",
+            "状态服务挂了，登机口和截止时间，我暂时都确认不了。",
+            "查询失败了。为免误导，登机口这次不作任何推测。",
+            "状态接口没有返回数据，请通过 95583 App 或机场显示屏确认。",
+        ] {
+            let text = match serde_json::from_str::<serde_json::Value>(r) {
+                Ok(v) => super::super::citations::output_text(&v),
+                Err(_) => r.to_string(),
+            };
+            assert!(!asserts(&text, q), "{r}");
         }
         // A value behind a pointer is still a claim.
         for a in [
@@ -2501,6 +2599,21 @@ mod tests {
 
     fn judged_all(ev: &Evidence, a: &Analysis) -> bool {
         judged(ev, a).iter().all(|(_, ok)| *ok)
+    }
+
+    #[test]
+    fn a_flat_json_record_is_read_as_one() {
+        let ev = Evidence::new(
+            "| plan | seats | price |\n|---|---|---|\n| Solo | 1 | $9 |\n| Studio | 5 | $39 |",
+            "",
+            "",
+            Vec::new(),
+        );
+        let q = "What does the Studio plan cost?";
+        let out = serde_json::json!({"plan": "Studio", "seats": 5, "price": "$9"});
+        let a = analysis(&super::super::citations::output_text(&out), q);
+        let judged = judged(&ev, &a);
+        assert!(judged.contains(&("$9".to_string(), false)), "{judged:?}");
     }
 
     #[test]

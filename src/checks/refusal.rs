@@ -60,6 +60,9 @@ pub struct Lexicon {
     /// Pointing elsewhere: "refer to", "以…为准", "请在 App 查看".
     #[serde(default)]
     pub redirect: Vec<String>,
+    /// Verbs of quoting a figure or guessing; negated, they decline: "不给你乱报".
+    #[serde(default)]
+    pub quoting: Vec<String>,
     /// The word matchers of `process`, `hedge` and `topic`, built on first use.
     #[serde(skip)]
     vocabularies: OnceLock<Arc<super::claims::Vocabularies>>,
@@ -102,6 +105,7 @@ impl Lexicon {
         l.caveat.extend(extra.caveat);
         l.query_label.extend(extra.query_label);
         l.redirect.extend(extra.redirect);
+        l.quoting.extend(extra.quoting);
         Ok(l)
     }
 
