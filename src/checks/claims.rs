@@ -1973,7 +1973,7 @@ impl Evidence {
         };
         let placed_on_record = |qs: &[&Quantity]| {
             qs.iter()
-                .any(|s| self.lines_stating(s).into_iter().any(|l| record(l)))
+                .any(|s| self.lines_stating(s).into_iter().any(&record))
         };
         let mut siblings = beside(&|c: &Claim| c.clause == claim.clause);
         if !placed_on_record(&siblings) {
