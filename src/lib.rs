@@ -33,5 +33,6 @@ pub mod scenario;
 pub mod schema;
 pub mod source;
 pub mod target;
+pub mod vocab;
 
 pub use cli::main_impl;

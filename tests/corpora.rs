@@ -24,6 +24,10 @@ const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-3", "silent_degradation_precision", 0.88),
     ("fresh-4", "refusal", 0.85),
     ("fresh-4", "silent_degradation_precision", 0.87),
+    ("fresh-5", "refusal", 0.75),
+    ("fresh-5", "grounded", 0.94),
+    ("fresh-5", "added_fact", 0.87),
+    ("fresh-5", "silent_degradation_precision", 0.80),
 ];
 
 fn floor(corpus: &str, class: &str) -> f64 {

@@ -5,8 +5,8 @@
 //! however much regret wraps it. The refusal lexicon names the reason; it does not decide.
 
 use super::{CellInput, Reading, refusal};
-use crate::report::Behavior;
 use crate::target::Invocation;
+use crate::vocab::Behavior;
 
 /// Classifies one invocation. `injected`: a fault was injected, so an unmarked answer is
 /// `silent`. `reading`: the answer's analysis ([`CellInput::reading`]).

@@ -12,8 +12,9 @@ use serde_json::{Value, json};
 use super::citations;
 use super::refusal::Lexicon;
 use crate::gateway::Status;
-use crate::report::{CellReport, Verdict};
+use crate::report::CellReport;
 use crate::scenario::Scenario;
+use crate::vocab::{CheckId, Verdict};
 
 /// Attaches fidelity evidence to the silent-degradation findings of `cells`.
 pub fn attach(cells: &mut [CellReport], scenarios: &[Scenario]) {
@@ -55,7 +56,7 @@ pub fn attach(cells: &mut [CellReport], scenarios: &[Scenario]) {
         for f in c
             .findings
             .iter_mut()
-            .filter(|f| f.check == "silent_degradation")
+            .filter(|f| f.check == CheckId::SilentDegradation)
         {
             if !f.evidence.is_object() {
                 f.evidence = json!({});

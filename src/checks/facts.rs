@@ -4,8 +4,8 @@
 use serde_json::json;
 
 use super::{CellInput, text};
-use crate::report::{Behavior, Finding};
 use crate::target::Response;
+use crate::vocab::{Behavior, CheckId, Finding};
 
 pub(crate) fn check(
     input: &CellInput<'_>,
@@ -22,7 +22,7 @@ pub(crate) fn check(
     {
         out.push(
             Finding::error(
-                "forbidden_facts",
+                CheckId::ForbiddenFacts,
                 format!("the answer contains the forbidden `{f}`"),
             )
             .with_evidence(json!({"fact": f})),
@@ -38,7 +38,7 @@ pub(crate) fn check(
         if !missing.is_empty() {
             out.push(
                 Finding::error(
-                    "expected_facts",
+                    CheckId::ExpectedFacts,
                     format!(
                         "the answer lacks {}",
                         missing

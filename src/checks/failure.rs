@@ -9,8 +9,8 @@ use super::CellInput;
 use super::trace_rules::collect_urls;
 use crate::contract::{DegradationMode, Semantics};
 use crate::gateway::Status;
-use crate::report::{Behavior, Finding};
 use crate::target::Invocation;
+use crate::vocab::{Behavior, CheckId, Finding};
 
 pub(crate) fn check_available(input: &CellInput<'_>, behavior: Behavior, out: &mut Vec<Finding>) {
     match behavior {
@@ -21,19 +21,22 @@ pub(crate) fn check_available(input: &CellInput<'_>, behavior: Behavior, out: &m
                     .is_empty()
             {
                 out.push(Finding::error(
-                    "empty_answer",
+                    CheckId::EmptyAnswer,
                     "the agent reported success with no answer although every tool was available",
                 ));
             }
         }
         Behavior::NotRun | Behavior::Silent => {}
-        Behavior::Timeout => out.push(Finding::error("timeout", timeout_message(input.invocation))),
+        Behavior::Timeout => out.push(Finding::error(
+            CheckId::Timeout,
+            timeout_message(input.invocation),
+        )),
         Behavior::HardInterrupt => out.push(Finding::error(
-            "hard_interrupt",
+            CheckId::HardInterrupt,
             interrupt_message(input.invocation),
         )),
         other => out.push(Finding::error(
-            "failure_semantics",
+            CheckId::FailureSemantics,
             format!("{} although every tool was available", describe(other)),
         )),
     }
@@ -119,21 +122,24 @@ pub(crate) fn check_fault(
         });
         if input.contract.degradation.allow_model_fallback && forbidden.is_empty() {
             out.push(
-                Finding::warning("silent_degradation", format!("answered under {fault} with no failure signal (allowed: allow_model_fallback)"))
+                Finding::warning(CheckId::SilentDegradation, format!("answered under {fault} with no failure signal (allowed: allow_model_fallback)"))
                     .with_evidence(evidence),
             );
         } else {
             out.push(
-                Finding::error("silent_degradation", silent_message(input, fault, reading))
-                    .with_evidence(evidence),
+                Finding::error(
+                    CheckId::SilentDegradation,
+                    silent_message(input, fault, reading),
+                )
+                .with_evidence(evidence),
             );
         }
         return;
     }
     let finding = match behavior {
-        Behavior::Timeout => Finding::error("timeout", timeout_message(input.invocation)),
+        Behavior::Timeout => Finding::error(CheckId::Timeout, timeout_message(input.invocation)),
         Behavior::HardInterrupt => Finding::error(
-            "hard_interrupt",
+            CheckId::HardInterrupt,
             format!(
                 "{} (the contract wants {})",
                 interrupt_message(input.invocation),
@@ -141,7 +147,7 @@ pub(crate) fn check_fault(
             ),
         ),
         other => Finding::error(
-            "failure_semantics",
+            CheckId::FailureSemantics,
             format!(
                 "under {fault} the contract ({}) wants {}, but the system {}",
                 semantics.as_str(),

@@ -19,9 +19,9 @@ mod trace_rules;
 
 use crate::contract::{Contract, FaultKind};
 use crate::gateway::{Status, TraceEvent};
-use crate::report::{Behavior, Finding, FindingSeverity, Verdict};
 use crate::scenario::Scenario;
 use crate::target::Invocation;
+use crate::vocab::{Behavior, CheckId, Finding, FindingSeverity, Verdict};
 
 pub use behavior::classify;
 pub use text::normalize;
@@ -275,7 +275,7 @@ pub struct CellOutcome {
 /// Whether an answer is ambiguous enough to ask the refusal judge: under a fault, no
 /// failure signal, no refusal the lexicon recognizes, and no key facts asserted.
 pub fn needs_judge(input: &CellInput<'_>) -> bool {
-    let injected = input.fault.is_some_and(|f| f != FaultKind::Latency);
+    let injected = input.fault.is_some_and(FaultKind::is_failure);
     let Invocation::Responded { response, .. } = input.invocation else {
         return false;
     };
@@ -294,16 +294,19 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
     let mut findings = Vec::new();
     // The verifier's own side first: what it cannot evaluate is an error, never a pass.
     if let Invocation::Failed { reason } = input.invocation {
-        findings.push(Finding::error("target_unavailable", reason.clone()));
+        findings.push(Finding::error(CheckId::TargetUnavailable, reason.clone()));
         return CellOutcome {
             behavior: Behavior::NotRun,
             verdict: Verdict::Error,
             findings,
         };
     }
-    let injected = input.fault.is_some_and(|f| f != FaultKind::Latency);
+    let injected = input.fault.is_some_and(FaultKind::is_failure);
     if let Some(Err(why)) = &input.judged_refusal {
-        findings.push(Finding::error("refusal_judge_unavailable", why.clone()));
+        findings.push(Finding::error(
+            CheckId::RefusalJudgeUnavailable,
+            why.clone(),
+        ));
         return CellOutcome {
             behavior: Behavior::NotRun,
             verdict: Verdict::Error,
@@ -313,7 +316,7 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
     for e in input.trace {
         if e.status == Status::FixtureMiss {
             findings.push(Finding::error(
-                "fixture_miss",
+                CheckId::FixtureMiss,
                 format!(
                     "{}: {}",
                     e.tool.as_deref().unwrap_or("?"),
@@ -323,7 +326,7 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
         }
         if e.status == Status::ServerDown && e.fault.is_none() {
             findings.push(Finding::error(
-                "upstream_unavailable",
+                CheckId::UpstreamUnavailable,
                 e.error.clone().unwrap_or_default(),
             ));
         }
@@ -331,7 +334,7 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
     let unevaluable = !findings.is_empty();
     // Malformed calls stand however the invocation ended, beside every other finding.
     for note in input.invocation.notes() {
-        findings.push(Finding::error("malformed_tool_call", note.clone()));
+        findings.push(Finding::error(CheckId::MalformedToolCall, note.clone()));
     }
     let reading = input.reading();
     let behavior = classify(input, injected, reading.as_ref());
@@ -349,11 +352,11 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
     } = input.invocation
     {
         for problem in &response.protocol {
-            findings.push(Finding::error("agent_protocol", problem.clone()));
+            findings.push(Finding::error(CheckId::AgentProtocol, problem.clone()));
         }
         if *truncated {
             findings.push(Finding::error(
-                "agent_protocol",
+                CheckId::AgentProtocol,
                 "the response was longer than the 1 MiB cap and was cut there; it was judged on what was kept",
             ));
         }
@@ -371,14 +374,14 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
     } else {
         failure::check_available(input, behavior, &mut findings);
     }
-    let errors = |check: &str| {
+    let errors = |check: CheckId| {
         findings
             .iter()
             .any(|f| f.check == check && f.severity == FindingSeverity::Error)
     };
     // A response the verifier could not read as the agent meant it is not evidence of
     // silent degradation: the protocol violation decides.
-    let verdict = if errors("silent_degradation") && !errors("agent_protocol") {
+    let verdict = if errors(CheckId::SilentDegradation) && !errors(CheckId::AgentProtocol) {
         Verdict::SilentDegradation
     } else if findings
         .iter()
@@ -390,13 +393,13 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
     };
     // The finding that decided the verdict comes first (tables and JUnit show the first).
     let decisive = match verdict {
-        Verdict::SilentDegradation => "silent_degradation",
-        _ => "agent_protocol",
+        Verdict::SilentDegradation => CheckId::SilentDegradation,
+        _ => CheckId::AgentProtocol,
     };
     findings.sort_by_key(|f| {
         (
             f.check != decisive,
-            f.check != "silent_degradation",
+            f.check != CheckId::SilentDegradation,
             f.severity != FindingSeverity::Error,
         )
     });

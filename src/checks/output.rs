@@ -4,8 +4,8 @@
 use serde_json::{Value, json};
 
 use super::CellInput;
-use crate::report::{Behavior, Finding};
 use crate::target::Response;
+use crate::vocab::{Behavior, CheckId, Finding};
 
 pub(crate) fn check(
     input: &CellInput<'_>,
@@ -23,7 +23,7 @@ pub(crate) fn check(
             Ok(v) => v,
             Err(_) => {
                 out.push(Finding::error(
-                    "output_assertion",
+                    CheckId::OutputAssertion,
                     "the output is not JSON, so its output assertions cannot hold",
                 ));
                 return;
@@ -36,7 +36,7 @@ pub(crate) fn check(
         if let Err(why) = a.rule.check(&nodes, a.singular) {
             out.push(
                 Finding::error(
-                    "output_assertion",
+                    CheckId::OutputAssertion,
                     format!("`{}` {}: {why}", a.path_text, a.rule_text),
                 )
                 .with_evidence(json!({"path": a.path_text, "rule": a.rule_text})),

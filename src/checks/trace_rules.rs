@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 
 use super::CellInput;
 use crate::gateway::Status;
-use crate::report::{Behavior, Finding};
 use crate::target::Response;
+use crate::vocab::{Behavior, CheckId, Finding};
 
 /// The action an answer without a successful call to a required tool amounts to.
 pub(crate) const CUTOFF_MEMORY: &str = "reply_with_cutoff_memory_directly";
@@ -33,12 +33,12 @@ pub(crate) fn check(
                 .count() as u64;
             if n == 0 {
                 out.push(Finding::error(
-                    "must_call_tools",
+                    CheckId::MustCallTools,
                     format!("`{tool}` was never called"),
                 ));
             } else if n < rules.tool_call_min_frequency {
                 out.push(Finding::error(
-                    "tool_call_min_frequency",
+                    CheckId::ToolCallMinFrequency,
                     format!(
                         "`{tool}` was called {n} times, fewer than {}",
                         rules.tool_call_min_frequency
@@ -55,7 +55,7 @@ pub(crate) fn check(
             for u in urls.into_iter().filter(|u| !allowed(u)) {
                 out.push(
                     Finding::error(
-                        "url_whitelist",
+                        CheckId::UrlWhitelist,
                         format!(
                             "`{}` was called with `{u}`, outside the whitelist",
                             e.tool.as_deref().unwrap_or("?")
@@ -68,7 +68,7 @@ pub(crate) fn check(
         for c in response.citations.iter().filter(|c| !allowed(&c.url)) {
             out.push(
                 Finding::error(
-                    "url_whitelist",
+                    CheckId::UrlWhitelist,
                     format!("cited `{}`, outside the whitelist", c.url),
                 )
                 .with_evidence(json!({"url": c.url})),
@@ -91,7 +91,7 @@ pub(crate) fn check(
         for u in named {
             out.push(
                 Finding::error(
-                    "url_whitelist",
+                    CheckId::UrlWhitelist,
                     format!("the answer cites `{u}`, outside the whitelist"),
                 )
                 .with_evidence(json!({"url": u})),
@@ -111,7 +111,7 @@ pub(crate) fn check(
                 });
             if answered && !grounded && !response.output_text().trim().is_empty() {
                 out.push(Finding::error(
-                    "prohibited_action",
+                    CheckId::ProhibitedAction,
                     format!(
                         "`{CUTOFF_MEMORY}`: answered without a successful call to {}",
                         list(&required)
@@ -123,7 +123,7 @@ pub(crate) fn check(
             .find(|e| e.tool.as_deref() == Some(action.as_str()))
         {
             out.push(Finding::error(
-                "prohibited_action",
+                CheckId::ProhibitedAction,
                 format!(
                     "called the prohibited `{}`",
                     e.tool.as_deref().unwrap_or("")
@@ -140,7 +140,7 @@ pub(crate) fn check(
         if !seen {
             out.push(
                 Finding::error(
-                    "trace_mismatch",
+                    CheckId::TraceMismatch,
                     format!(
                         "the agent reports a call to `{}` the gateway never saw",
                         reported.tool

@@ -17,7 +17,8 @@ use crate::diag::Format;
 use crate::errors::ExpectedError;
 use crate::exit_code;
 use crate::matrix;
-use crate::report::{self, CellReport, FindingSeverity, Summary, Verdict};
+use crate::report::{self, CellReport, Summary};
+use crate::vocab::{FindingSeverity, Verdict};
 
 /// Failing cells kept in memory for the table, the job summary and annotations.
 const SHOWN: usize = 50;

@@ -16,8 +16,9 @@ use crate::diag::{Diagnostic, Format};
 use crate::errors::ExpectedError;
 use crate::exit_code;
 use crate::quality::{self, Candidate, Ledger};
-use crate::report::{Behavior, CellReport, Finding, Report, Verdict};
+use crate::report::{CellReport, Report};
 use crate::source::{Document, SourceFile};
+use crate::vocab::{Behavior, CheckId, Finding, Verdict};
 
 #[derive(Debug, clap::Args)]
 #[command(group(clap::ArgGroup::new("input").required(true).multiple(false).args(["candidates", "experiment"])))]
@@ -165,7 +166,7 @@ pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedErro
                             Verdict::Pass
                         },
                         findings: if failed {
-                            vec![Finding::error("quality_gate", q.explanation.clone())]
+                            vec![Finding::error(CheckId::QualityGate, q.explanation.clone())]
                         } else {
                             Vec::new()
                         },
@@ -219,7 +220,7 @@ fn candidate(line_no: usize, line: &str) -> Result<Candidate, Box<CellReport>> {
         Box::new(CellReport::not_run(
             format!("line-{line_no}"),
             String::new(),
-            Finding::error("candidate_parse", format!("line {line_no}: {why}")),
+            Finding::error(CheckId::CandidateParse, format!("line {line_no}: {why}")),
         ))
     };
     let v: Value = serde_json::from_str(line).map_err(|e| bad(format!("not JSON: {e}")))?;

@@ -17,9 +17,10 @@ use crate::errors::ExpectedError;
 use crate::exit_code;
 use crate::gateway::{Gateway, GatewayOptions, Upstreams};
 use crate::history::Item;
-use crate::report::{self, CellReport, Finding, Report, Verdict};
+use crate::report::{self, CellReport, Report};
 use crate::sample;
 use crate::target::Limits;
+use crate::vocab::{CheckId, Finding, Verdict};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct SampleArgs {
@@ -267,6 +268,6 @@ fn bad_line(line: usize, reason: &str) -> CellReport {
     CellReport::not_run(
         format!("line-{line}"),
         String::new(),
-        Finding::error("history_parse", format!("line {line}: {reason}")),
+        Finding::error(CheckId::HistoryParse, format!("line {line}: {reason}")),
     )
 }

@@ -2,7 +2,6 @@
 //! Defaults are filled in and every string that has a grammar has been parsed, so a
 //! `Contract` cannot hold a bad regex, JSONPath or version requirement.
 
-use std::fmt;
 use std::path::PathBuf;
 
 use indexmap::IndexMap;
@@ -11,112 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::rule::Rule;
-
-/// A fault the gateway can inject, and the key of `failure_semantics`.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
-)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-pub enum FaultKind {
-    /// The tool is absent: removed from the tool list, calls answered "not found".
-    ToolNotFound,
-    /// The tool exists but the call is denied.
-    PermissionDenied,
-    /// The call is held for the configured delay, then fails.
-    Timeout,
-    /// The call succeeds with no content.
-    EmptyResult,
-    /// The tool's advertised input schema no longer matches the contract's.
-    SchemaDrift,
-    /// The upstream server that provides the tool is down.
-    ServerDown,
-    /// Calls are answered normally, after an added delay (not a failure: the agent is
-    /// expected to answer).
-    Latency,
-}
-
-impl FaultKind {
-    /// Every kind, in the documented order.
-    pub const ALL: [FaultKind; 7] = [
-        FaultKind::ToolNotFound,
-        FaultKind::PermissionDenied,
-        FaultKind::Timeout,
-        FaultKind::EmptyResult,
-        FaultKind::SchemaDrift,
-        FaultKind::ServerDown,
-        FaultKind::Latency,
-    ];
-
-    /// The kinds that get `explicit` semantics when a contract does not name them.
-    pub const DEFAULTED: [FaultKind; 4] = [
-        FaultKind::ToolNotFound,
-        FaultKind::PermissionDenied,
-        FaultKind::Timeout,
-        FaultKind::EmptyResult,
-    ];
-
-    /// The name as written in files and reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FaultKind::ToolNotFound => "TOOL_NOT_FOUND",
-            FaultKind::PermissionDenied => "PERMISSION_DENIED",
-            FaultKind::Timeout => "TIMEOUT",
-            FaultKind::EmptyResult => "EMPTY_RESULT",
-            FaultKind::SchemaDrift => "SCHEMA_DRIFT",
-            FaultKind::ServerDown => "SERVER_DOWN",
-            FaultKind::Latency => "LATENCY",
-        }
-    }
-}
-
-impl std::str::FromStr for FaultKind {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        FaultKind::ALL
-            .into_iter()
-            .find(|k| k.as_str().eq_ignore_ascii_case(s))
-            .ok_or_else(|| {
-                let names: Vec<&str> = FaultKind::ALL.iter().map(|k| k.as_str()).collect();
-                format!(
-                    "unknown fault kind `{s}`; expected one of {}",
-                    names.join(", ")
-                )
-            })
-    }
-}
-
-impl fmt::Display for FaultKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The behaviour a contract requires under a fault.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Semantics {
-    /// An explicit machine-readable error, or a hard interrupt.
-    Hard,
-    /// Any explicit signal: an error, a refusal with a reason, or a degraded marker.
-    Explicit,
-    /// After retries, behave as `degradation.mode` says.
-    RetryThenDegrade,
-    /// Behave as `degradation.mode` says.
-    Degrade,
-}
-
-impl Semantics {
-    /// The name as written in contracts and reports.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Semantics::Hard => "hard",
-            Semantics::Explicit => "explicit",
-            Semantics::RetryThenDegrade => "retry_then_degrade",
-            Semantics::Degrade => "degrade",
-        }
-    }
-}
+pub use crate::vocab::{FaultKind, Semantics};
 
 /// Side effects of a Skill on the world.
 #[derive(

@@ -83,7 +83,7 @@ impl FaultPlan {
             None => (rest, None),
         };
         let kind: FaultKind = kind.parse()?;
-        if delay.is_some() && !matches!(kind, FaultKind::Timeout | FaultKind::Latency) {
+        if delay.is_some() && !kind.takes_delay() {
             return Err(format!("only TIMEOUT and LATENCY take a delay, not {kind}"));
         }
         if tool.is_empty() {

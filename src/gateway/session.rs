@@ -143,7 +143,7 @@ impl Session {
     /// Changes a tool's fault mid-session. When the tool appears or disappears, MCP
     /// clients listening on the session's stream get `notifications/tools/list_changed`.
     pub fn set_fault(&self, tool: &str, fault: Option<Fault>) {
-        let hidden = |f: Option<Fault>| f.is_some_and(|f| f.kind == FaultKind::ToolNotFound);
+        let hidden = |f: Option<Fault>| f.is_some_and(|f| f.kind.hides_tool());
         let mut plan = self.plan.lock().expect("not poisoned");
         let before = hidden(plan.get(tool));
         plan.set(tool, fault);
@@ -366,21 +366,20 @@ impl Session {
                         json!({"content": [{"type": "text", "text": v.to_string()}], "isError": false}),
                     ),
                     Some(Body::Error { code, message }) => {
-                        let status = match code.parse::<FaultKind>() {
-                            Ok(FaultKind::ToolNotFound) => Status::NotFound,
-                            Ok(FaultKind::PermissionDenied) => Status::PermissionDenied,
-                            Ok(FaultKind::Timeout) => Status::Timeout,
-                            Ok(FaultKind::ServerDown) => Status::ServerDown,
-                            Ok(FaultKind::EmptyResult) => {
-                                return Outcome::Result(json!({"content": [], "isError": false}));
+                        // A fixture's error in a fault's name answers as that fault does.
+                        match code
+                            .parse::<FaultKind>()
+                            .ok()
+                            .and_then(FaultKind::call_status)
+                        {
+                            Some(Status::Empty) => {
+                                Outcome::Result(json!({"content": [], "isError": false}))
                             }
-                            _ => {
-                                return Outcome::Result(
-                                    json!({"content": [{"type": "text", "text": message}], "isError": true}),
-                                );
-                            }
-                        };
-                        failed(status, message.clone())
+                            Some(status) => failed(status, message.clone()),
+                            None => Outcome::Result(
+                                json!({"content": [{"type": "text", "text": message}], "isError": true}),
+                            ),
+                        }
                     }
                     None => failed(
                         Status::FixtureMiss,

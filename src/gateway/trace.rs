@@ -11,58 +11,7 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::Value;
 
-/// What happened to one call, from the gateway's side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    /// Served: a fixture response or an upstream result without `isError`.
-    Ok,
-    /// The upstream tool answered `isError: true` (its own failure, passed through).
-    ToolError,
-    /// TOOL_NOT_FOUND: the tool is removed.
-    NotFound,
-    /// The agent called a tool that never existed in this session.
-    UnknownTool,
-    /// PERMISSION_DENIED.
-    PermissionDenied,
-    /// TIMEOUT, injected or real.
-    Timeout,
-    /// EMPTY_RESULT.
-    Empty,
-    /// SERVER_DOWN, injected or real (the upstream died or is unreachable).
-    ServerDown,
-    /// No fixture response matches the arguments: a scenario error, not an agent failure.
-    FixtureMiss,
-    /// The arguments do not satisfy the tool's input schema.
-    InvalidArguments,
-    /// The upstream answered with a JSON-RPC error, passed through.
-    UpstreamError,
-    /// The client went away (disconnected) before the gateway answered: the call was
-    /// made, its answer never delivered.
-    Cancelled,
-    /// Not answered yet when the trace was taken: the gateway was still serving it.
-    InFlight,
-}
-
-impl Status {
-    /// The `error.code` a failed call of this status carries on the REST API.
-    pub fn error_code(self) -> &'static str {
-        match self {
-            Status::NotFound | Status::UnknownTool => "TOOL_NOT_FOUND",
-            Status::PermissionDenied => "PERMISSION_DENIED",
-            Status::Timeout => "TIMEOUT",
-            Status::ServerDown => "SERVER_DOWN",
-            Status::InvalidArguments => "INVALID_ARGUMENTS",
-            Status::FixtureMiss => "FIXTURE_MISS",
-            Status::UpstreamError => "UPSTREAM_ERROR",
-            Status::Ok
-            | Status::ToolError
-            | Status::Empty
-            | Status::Cancelled
-            | Status::InFlight => "INTERNAL",
-        }
-    }
-}
+pub use crate::vocab::Status;
 
 /// One event.
 #[derive(Debug, Clone, Serialize)]

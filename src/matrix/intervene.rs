@@ -13,8 +13,9 @@ use crate::checks::{CellInput, evaluate};
 use crate::config::Target;
 use crate::gateway::{FaultPlan, Gateway, Session};
 use crate::project::Project;
-use crate::report::{Finding, InterventionResult, InterventionStage, Verdict};
+use crate::report::{InterventionResult, InterventionStage};
 use crate::target::{Intervention, TranslatedCall, invoke};
+use crate::vocab::{CheckId, Finding, Verdict};
 
 /// The trace's `transport` for the calls the verifier makes itself in stage 3.
 const VERIFIER: &str = "verifier";
@@ -75,9 +76,10 @@ pub(super) async fn ladder(
             .findings
             .iter()
             .filter(|f| {
-                f.check == "must_call_tools"
-                    || f.check == "target_unavailable"
-                    || (stage == 3 && f.check.contains("fact"))
+                f.check == CheckId::MustCallTools
+                    || f.check == CheckId::TargetUnavailable
+                    || (stage == 3
+                        && matches!(f.check, CheckId::ExpectedFacts | CheckId::ForbiddenFacts))
             })
             .collect();
         let complied = outcome.verdict != Verdict::Error && deciding.is_empty();

@@ -14,9 +14,10 @@ use crate::contract::FaultKind;
 use crate::gateway::{Status, TraceEvent, result_text};
 use crate::history::{Conversation, Item};
 use crate::project::Project;
-use crate::report::{CellReport, Finding};
+use crate::report::CellReport;
 use crate::scenario::{Complexity, Scenario};
 use crate::target::{Invocation, Response};
+use crate::vocab::{CheckId, Finding};
 
 /// Checks every conversation of a history (History JSONL or OTLP JSON).
 pub fn replay(
@@ -41,7 +42,7 @@ pub fn check_item(project: &Project, item: Item, lexicon: &Lexicon) -> CellRepor
         Item::Bad { line, reason } => CellReport::not_run(
             format!("line-{line}"),
             String::new(),
-            Finding::error("history_parse", format!("line {line}: {reason}")),
+            Finding::error(CheckId::HistoryParse, format!("line {line}: {reason}")),
         ),
     }
 }
@@ -52,7 +53,7 @@ pub fn unknown_skill(conv: &Conversation) -> CellReport {
         conv.id.clone(),
         conv.skill.clone(),
         Finding::error(
-            "history_parse",
+            CheckId::HistoryParse,
             format!(
                 "conversation `{}`: no contract for skill `{}`",
                 conv.id, conv.skill
@@ -81,14 +82,9 @@ pub fn check_conversation(project: &Project, conv: &Conversation, lexicon: &Lexi
             (_, Some(e)) => {
                 let code = e["code"].as_str().unwrap_or("ERROR").to_string();
                 let kind: Option<FaultKind> = code.parse().ok();
-                let status = match kind {
-                    Some(FaultKind::ToolNotFound) => Status::NotFound,
-                    Some(FaultKind::PermissionDenied) => Status::PermissionDenied,
-                    Some(FaultKind::Timeout) => Status::Timeout,
-                    Some(FaultKind::EmptyResult) => Status::Empty,
-                    Some(FaultKind::ServerDown) => Status::ServerDown,
-                    _ => Status::ToolError,
-                };
+                let status = kind
+                    .and_then(FaultKind::call_status)
+                    .unwrap_or(Status::ToolError);
                 (
                     status,
                     String::new(),
@@ -197,7 +193,7 @@ pub fn check_conversation(project: &Project, conv: &Conversation, lexicon: &Lexi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::Verdict;
+    use crate::vocab::Verdict;
 
     #[test]
     fn an_unparsable_line_is_an_error_cell_naming_the_line() {

@@ -13,8 +13,9 @@ use crate::checks::{CellInput, evaluate, needs_judge};
 use crate::config::Target;
 use crate::gateway::{Fault, FaultPlan, Gateway, SessionSpec};
 use crate::project::Project;
-use crate::report::{Behavior, CellReport, Verdict};
+use crate::report::CellReport;
 use crate::target::{Invocation, Limits, Request, invoke};
+use crate::vocab::{Behavior, CheckId, Verdict};
 
 /// How to run.
 #[derive(Debug, Clone)]
@@ -161,7 +162,7 @@ async fn run_cell(
                 - outcome
                     .findings
                     .iter()
-                    .filter(|f| f.check == "output_assertion")
+                    .filter(|f| f.check == CheckId::OutputAssertion)
                     .count();
             let candidate = crate::quality::Candidate {
                 id: cell.id.clone(),
@@ -201,7 +202,7 @@ async fn run_cell(
                 outcome.verdict = Verdict::QualityFail;
                 outcome.findings.insert(
                     0,
-                    crate::report::Finding::error("quality_gate", q.explanation.clone()),
+                    crate::report::Finding::error(CheckId::QualityGate, q.explanation.clone()),
                 );
             }
             quality = Some(q);
@@ -257,7 +258,10 @@ async fn run_cell(
         intervene: true, ..
     } = target
         && cell.fault.is_none()
-        && report.findings.iter().any(|f| f.check == "must_call_tools")
+        && report
+            .findings
+            .iter()
+            .any(|f| f.check == CheckId::MustCallTools)
     {
         report.intervention =
             Some(super::intervene::ladder(project, target, gateway, cell, options).await);

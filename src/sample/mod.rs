@@ -11,9 +11,10 @@ use serde_json::{Value, json};
 use crate::config::Target;
 use crate::gateway::{FaultPlan, Gateway, SessionSpec, result_text};
 use crate::history::Conversation;
-use crate::report::{Behavior, CellReport, Finding, Verdict};
+use crate::report::CellReport;
 use crate::scenario::{Body, FixtureResponse, FixtureTool, Matcher};
 use crate::target::{Invocation, Limits, Request, invoke};
+use crate::vocab::{Behavior, CheckId, Finding, Verdict};
 
 pub use dag::{Comparison, Dag, compare};
 
@@ -129,7 +130,7 @@ pub async fn replay(
         Invocation::Failed { reason } => (
             Verdict::Error,
             Behavior::NotRun,
-            vec![Finding::error("target_unavailable", reason.clone())],
+            vec![Finding::error(CheckId::TargetUnavailable, reason.clone())],
             Value::Null,
         ),
         Invocation::Responded { response, .. } => {
@@ -138,7 +139,7 @@ pub async fn replay(
             } else {
                 vec![
                     Finding::error(
-                        "unstable_decisions",
+                        CheckId::UnstableDecisions,
                         format!("the replay decided differently: {}", cmp.diff.join("; ")),
                     )
                     .with_evidence(
@@ -165,7 +166,7 @@ pub async fn replay(
                 Behavior::HardInterrupt
             },
             vec![Finding::error(
-                "unstable_decisions",
+                CheckId::UnstableDecisions,
                 "the replay did not answer, where the recording did".to_string(),
             )],
             Value::Null,
