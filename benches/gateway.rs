@@ -87,13 +87,13 @@ fn main() {
         let timeout = Duration::from_secs(30);
         let args = json!({"message": "benchmark"});
 
-        let direct = McpClient::connect(&everything(), timeout).await.unwrap();
+        let direct = McpClient::connect(&fibon_verify::gateway::endpoint(&everything()), timeout).await.unwrap();
         let (d50, d99, dtput) = measure(CALLS, || async { direct.call_tool("echo", args.clone(), None).await.unwrap(); }).await;
 
         let upstreams = Upstreams::connect(&[McpServer { name: "everything".into(), transport: everything() }], timeout).await;
         let gw = Gateway::start(GatewayOptions::default(), upstreams).await.unwrap();
         let session = gw.open_session(SessionSpec::default());
-        let via = McpClient::connect(&McpTransport::Http { url: session.mcp_url().parse().unwrap(), headers: IndexMap::new() }, timeout).await.unwrap();
+        let via = McpClient::connect(&fibon_verify::mcp::Endpoint::Http { url: session.mcp_url().parse().unwrap(), headers: Vec::new() }, timeout).await.unwrap();
         let (g50, g99, gtput) = measure(CALLS, || async { via.call_tool("echo", args.clone(), None).await.unwrap(); }).await;
 
         // The peer proxy, if installed.
@@ -111,7 +111,7 @@ fn main() {
             let transport = McpTransport::Http { url: format!("http://127.0.0.1:{port}/mcp").parse().unwrap(), headers: IndexMap::new() };
             let mut client = None;
             for _ in 0..100 {
-                if let Ok(c) = McpClient::connect(&transport, timeout).await {
+                if let Ok(c) = McpClient::connect(&fibon_verify::gateway::endpoint(&transport), timeout).await {
                     client = Some(c);
                     break;
                 }

@@ -2,13 +2,12 @@
 //!
 //! It loads Skill contracts and scenarios, and checks that a system fails loudly and
 //! predictably when a tool a Skill depends on is missing or failing — instead of silently
-//! degrading into a confident, fabricated answer. See `DESIGN.md` for the normative
-//! interfaces and the README for usage.
+//! degrading into a confident, fabricated answer. The normative interfaces are in `docs/`,
+//! usage in the README.
 //!
-//! Data flows: [`source`] (files, spans) → [`contract`], [`scenario`], [`config`] (raw
-//! structs, then validated models) → [`project`] (the loaded whole) → the commands in
-//! [`cli`]. Every problem a user can cause becomes a [`diag::Diagnostic`]; every outcome
-//! an [`exit_code`].
+//! Data flows load → plan → gateway session → target → checks → report → exit code; the
+//! modules are layered bottom to top ([`vocab`] … [`cli`]) and a module uses only lower
+//! layers (ARCHITECTURE.md; `tests/layers.rs` enforces it).
 
 pub mod agent;
 pub mod chat;
@@ -21,9 +20,11 @@ pub mod errors;
 pub mod exit_code;
 pub mod gateway;
 pub mod history;
+pub mod lexicon;
 pub mod matrix;
 
 pub mod mcp;
+pub mod policy;
 pub mod probe;
 pub mod project;
 pub mod quality;
@@ -33,6 +34,7 @@ pub mod scenario;
 pub mod schema;
 pub mod source;
 pub mod target;
+pub mod text;
 pub mod vocab;
 
 pub use cli::main_impl;

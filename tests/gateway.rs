@@ -751,9 +751,9 @@ async fn both_protocol_eras_and_pagination() {
     assert_eq!(init["result"]["protocolVersion"], "2024-11-05");
     // Our own client pages through the whole list.
     let client = McpClient::connect(
-        &McpTransport::Http {
+        &fibon_verify::mcp::Endpoint::Http {
             url: s.mcp_url().parse().unwrap(),
-            headers: IndexMap::new(),
+            headers: Vec::new(),
         },
         TIMEOUT,
     )
@@ -863,9 +863,12 @@ async fn empty_batches_and_oversized_bodies_get_json_errors() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn proxied_tools_list_equals_upstream_minus_removed_with_unknown_fields_kept() {
-    let direct = McpClient::connect(&stdio("everything", peers::everything()).transport, TIMEOUT)
-        .await
-        .unwrap();
+    let direct = McpClient::connect(
+        &fibon_verify::gateway::endpoint(&stdio("everything", peers::everything()).transport),
+        TIMEOUT,
+    )
+    .await
+    .unwrap();
     let upstream_tools = direct.list_tools().await.unwrap();
     assert!(upstream_tools.len() >= 5, "{upstream_tools:?}");
     direct.close().await;

@@ -20,7 +20,7 @@ use regex::Regex;
 use super::citations::{Fact, FactKind};
 use super::numbers::{self, Dim, Quantity};
 use super::refusal::Lexicon;
-use super::text::normalize;
+use crate::text::normalize;
 
 /// What a clause is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -621,7 +621,7 @@ const GENERIC_QUESTION: &[&str] = &[
 impl Analysis {
     /// Analyses an answer's text against its subject.
     pub fn new(text: &str, subject: &Subject, lexicon: &Lexicon) -> Analysis {
-        let vocab = lexicon.vocabularies();
+        let vocab = lexicon.derived(Vocabularies::of);
         let folded = numbers::fold(text);
         let mut clauses = Vec::new();
         for (n, (s, e)) in sentence_breaks(&folded).into_iter().enumerate() {
@@ -1891,7 +1891,7 @@ impl Evidence {
                             .clauses
                             .get(c.clause)
                             .is_some_and(|o| o.sentence == clause.sentence)
-                        && super::text::contains(&self.input_folded, &c.fact.text)
+                        && crate::text::contains(&self.input_folded, &c.fact.text)
                 })
                 .map(from_input)
                 .collect();
@@ -2355,7 +2355,7 @@ fn same_url(a: &str, b: &str) -> bool {
 fn whole_number(text: &str, start: usize, end: usize) -> bool {
     let b = text.as_bytes();
     let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
-    if !super::text::whole(text, start, end - start) {
+    if !crate::text::whole(text, start, end - start) {
         return false;
     }
     let grouped_after = b.get(end) == Some(&b',') && (1..=3).all(|k| digit(end + k));
@@ -2428,7 +2428,7 @@ fn found_folded(keys: &[String], haystack: &str) -> Vec<bool> {
     let mut hit = vec![false; distinct.len()];
     let mut open = distinct.len();
     search_until_done(haystack, &distinct, |at, start, end| {
-        if hit[at] || !super::text::whole(haystack, start, end - start) {
+        if hit[at] || !crate::text::whole(haystack, start, end - start) {
             return false;
         }
         hit[at] = true;
@@ -2451,7 +2451,7 @@ fn found_folded(keys: &[String], haystack: &str) -> Vec<bool> {
             let hay: &String = lower_hay.get_or_init(|| haystack.to_ascii_lowercase());
             hit[at] = hay
                 .match_indices(k.as_str())
-                .any(|(p, m)| super::text::whole(hay, p, m.len()));
+                .any(|(p, m)| crate::text::whole(hay, p, m.len()));
         }
     }
     for (at, claims) in holders.iter().enumerate() {
@@ -2478,7 +2478,7 @@ fn found(keys: &[String], haystack: &str) -> Vec<bool> {
         return out;
     };
     for m in ac.find_overlapping_iter(haystack) {
-        if super::text::whole(haystack, m.start(), m.len()) {
+        if crate::text::whole(haystack, m.start(), m.len()) {
             out[wanted[m.pattern().as_usize()].0] = true;
         }
     }

@@ -3,8 +3,9 @@
 
 use serde_json::json;
 
-use super::{CellInput, text};
+use super::CellInput;
 use crate::target::Response;
+use crate::text;
 use crate::vocab::{Behavior, CheckId, Finding};
 
 pub(crate) fn check(

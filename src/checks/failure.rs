@@ -84,7 +84,7 @@ pub(crate) fn check_fault(
             .scenario
             .forbidden
             .iter()
-            .filter(|f| super::text::contains(&answer, f))
+            .filter(|f| crate::text::contains(&answer, f))
             .collect();
         let fetched: Vec<String> = input
             .trace

@@ -6,7 +6,6 @@
 mod behavior;
 pub mod citations;
 pub mod claims;
-pub mod dual_track;
 mod facts;
 mod failure;
 mod grounding;
@@ -14,7 +13,6 @@ pub mod numbers;
 mod output;
 pub mod refusal;
 pub mod refusal_judge;
-mod text;
 mod trace_rules;
 
 use crate::contract::{Contract, FaultKind};
@@ -23,8 +21,8 @@ use crate::scenario::Scenario;
 use crate::target::Invocation;
 use crate::vocab::{Behavior, CheckId, Finding, FindingSeverity, Verdict};
 
+pub use crate::text::normalize;
 pub use behavior::classify;
-pub use text::normalize;
 
 /// Everything a cell's checks look at.
 pub struct CellInput<'a> {

@@ -155,7 +155,7 @@ pub fn fold(s: &str) -> String {
             '\u{3000}' | '\u{00A0}' | '\u{202F}' | '\u{2009}' => ' ',
             '\u{FFE5}' => '¥',
             '\u{FFE0}' => '¢',
-            c => super::text::fold_dash(c),
+            c => crate::text::fold_dash(c),
         };
         out.push(simplified(c));
     }

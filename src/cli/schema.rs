@@ -14,7 +14,8 @@ pub(crate) struct SchemaArgs {
 }
 
 pub(crate) fn run(args: SchemaArgs) -> Result<i32, ExpectedError> {
-    let text = serde_json::to_string_pretty(args.kind.schema()).expect("a Value serializes");
+    let text = serde_json::to_string_pretty(&crate::project::schema_of(args.kind).value)
+        .expect("a Value serializes");
     let mut out = super::stdout();
     writeln!(out, "{text}")?;
     out.flush()?;

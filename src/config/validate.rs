@@ -178,12 +178,12 @@ pub fn validate(doc: &Document, raw: RawConfig, diags: &mut Vec<Diagnostic>) -> 
     });
     let refusal_lexicon = refusal_lexicon_raw.and_then(|rel| {
         let path = dir.join(&rel);
-        match crate::checks::refusal::Lexicon::extended(&path) {
+        match crate::lexicon::Lexicon::extended(&path) {
             Ok(_) => Some(path),
             Err(why) => {
                 diags.push(
                     doc.error("refusal_lexicon", "/checks/refusal_lexicon", Anchor::Value, format!("cannot use the refusal lexicon `{rel}`: {why}"), "not a usable lexicon")
-                        .with_help("give a YAML file with lists under the built-in lexicon's keys (`failure`, `process`, `hedge`, …; src/checks/refusal_lexicon.yaml), relative to the config"),
+                        .with_help("give a YAML file with lists under the built-in lexicon's keys (`failure`, `process`, `hedge`, …; src/lexicon/refusal_lexicon.yaml), relative to the config"),
                 );
                 None
             }

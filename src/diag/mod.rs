@@ -2,7 +2,9 @@
 //! span to put a caret under, and a `help:` that says what to do. Loading collects them
 //! all (every problem in every file, not only the first); `render` prints them.
 
+pub mod file;
 pub(crate) mod render;
+pub use file::{MAX_FILE_BYTES, SourceFile, read_text, regular_file};
 mod suggest;
 
 use std::ops::Range;
@@ -10,8 +12,6 @@ use std::sync::Arc;
 
 pub use render::{Format, render_github, render_human, render_json};
 pub use suggest::{did_you_mean, suggestion_help};
-
-use crate::source::SourceFile;
 
 /// How bad a problem is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]

@@ -235,7 +235,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::source::SourceFile;
+    use crate::diag::SourceFile;
 
     #[test]
     fn github_annotations_escape_their_fields() {

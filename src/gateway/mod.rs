@@ -35,7 +35,7 @@ pub use catalog::{Catalog, Entry, Source};
 pub use fault::{Fault, FaultPlan, NotFoundStyle};
 pub use session::{Outcome, Session, SessionSpec, reply_text};
 pub use trace::{PendingCall, Status, Trace, TraceEvent, result_text};
-pub use upstream::{Upstream, Upstreams};
+pub use upstream::{Upstream, Upstreams, endpoint};
 
 /// The largest request body read, in bytes (axum's default, made explicit so that the
 /// refusal can name it).

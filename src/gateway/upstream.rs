@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-use crate::config::McpServer;
+use crate::config::{McpServer, McpTransport, expand_env};
 use crate::mcp::{McpClient, ServerIdentity};
 
 /// One upstream server.
@@ -64,7 +64,7 @@ impl Upstreams {
     pub async fn connect(servers: &[McpServer], timeout: Duration) -> Arc<Upstreams> {
         let (notifications, _) = broadcast::channel(256);
         let connecting = servers.iter().map(|s| async move {
-            match McpClient::connect(&s.transport, timeout).await {
+            match McpClient::connect(&endpoint(&s.transport), timeout).await {
                 Ok(client) => match client.list_tools().await {
                     Ok(tools) => (s.name.clone(), Some(client), None, tools),
                     Err(e) => (
@@ -166,5 +166,22 @@ async fn watch(
         if message.get("id").is_none() {
             let _ = out.send(message);
         }
+    }
+}
+
+/// The wire layer's endpoint for a configured server, its `${VAR}`s expanded.
+pub fn endpoint(transport: &McpTransport) -> crate::mcp::Endpoint {
+    let expand = |m: &indexmap::IndexMap<String, String>| -> Vec<(String, String)> {
+        m.iter().map(|(k, v)| (k.clone(), expand_env(v))).collect()
+    };
+    match transport {
+        McpTransport::Stdio { command, env } => crate::mcp::Endpoint::Stdio {
+            command: command.clone(),
+            env: expand(env),
+        },
+        McpTransport::Http { url, headers } => crate::mcp::Endpoint::Http {
+            url: url.clone(),
+            headers: expand(headers),
+        },
     }
 }

@@ -2,6 +2,7 @@
 //! filtered and sharded, in a deterministic order) and the runner that executes them on
 //! tokio with bounded concurrency, one gateway session per cell.
 
+mod dual_track;
 mod intervene;
 mod plan;
 mod replay;

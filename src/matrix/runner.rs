@@ -75,7 +75,7 @@ pub async fn run_cells(
         }
     }
     let mut reports: Vec<CellReport> = results.into_iter().flatten().collect();
-    crate::checks::dual_track::attach(&mut reports, &project.scenarios);
+    super::dual_track::attach(&mut reports, &project.scenarios);
     (reports, interrupted)
 }
 

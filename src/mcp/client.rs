@@ -12,7 +12,6 @@ use super::http::HttpConnection;
 use super::jsonrpc::{self, RpcError};
 use super::protocol::{self, Era};
 use super::stdio::StdioConnection;
-use crate::config::McpTransport;
 
 /// Why a request failed.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,28 +69,38 @@ pub struct McpClient {
     timeout: Duration,
 }
 
+/// How to reach an MCP server, in the wire layer's own terms: the values are final (the
+/// caller has expanded any `${VAR}` of the configuration).
+#[derive(Debug, Clone)]
+pub enum Endpoint {
+    /// A child process speaking newline-delimited JSON-RPC on stdio.
+    Stdio {
+        /// argv.
+        command: Vec<String>,
+        /// Extra environment.
+        env: Vec<(String, String)>,
+    },
+    /// Streamable HTTP.
+    Http {
+        /// The endpoint.
+        url: url::Url,
+        /// Request headers.
+        headers: Vec<(String, String)>,
+    },
+}
+
 impl McpClient {
     /// Connects and does the handshake, each step within `timeout`.
     pub async fn connect(
-        transport: &McpTransport,
+        endpoint: &Endpoint,
         timeout: Duration,
     ) -> Result<McpClient, RequestError> {
-        let conn = match transport {
-            McpTransport::Stdio { command, env } => {
-                let env: Vec<(String, String)> = env
-                    .iter()
-                    .map(|(k, v)| (k.clone(), crate::config::expand_env(v)))
-                    .collect();
-                Connection::Stdio(
-                    StdioConnection::spawn(command, &env).map_err(RequestError::Closed)?,
-                )
-            }
-            McpTransport::Http { url, headers } => {
-                let headers = headers
-                    .iter()
-                    .map(|(k, v)| (k.clone(), crate::config::expand_env(v)))
-                    .collect();
-                Connection::Http(HttpConnection::new(url.clone(), headers))
+        let conn = match endpoint {
+            Endpoint::Stdio { command, env } => Connection::Stdio(
+                StdioConnection::spawn(command, env).map_err(RequestError::Closed)?,
+            ),
+            Endpoint::Http { url, headers } => {
+                Connection::Http(HttpConnection::new(url.clone(), headers.clone()))
             }
         };
         let mut client = McpClient {

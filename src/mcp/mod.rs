@@ -11,5 +11,5 @@ pub mod protocol;
 pub mod sse;
 mod stdio;
 
-pub use client::{CallError, McpClient, RequestError, ServerIdentity};
+pub use client::{CallError, Endpoint, McpClient, RequestError, ServerIdentity};
 pub use jsonrpc::{Message, RpcError};

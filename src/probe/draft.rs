@@ -20,7 +20,7 @@ pub struct Draft {
 
 /// A draft for the tools of one MCP server.
 pub async fn from_mcp(server: &McpServer, timeout: std::time::Duration) -> Result<Draft, String> {
-    let client = McpClient::connect(&server.transport, timeout)
+    let client = McpClient::connect(&crate::gateway::endpoint(&server.transport), timeout)
         .await
         .map_err(|e| format!("server `{}`: {e}", server.name))?;
     let tools = client

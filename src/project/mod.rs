@@ -3,6 +3,7 @@
 //! every skill covers both quadrant rows) and contract-dependent defaults are resolved.
 
 mod discover;
+mod schemas;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,6 +17,7 @@ use crate::source::{Anchor, Document, SourceFile};
 use serde_json::Value;
 
 pub use discover::classify;
+pub use schemas::schema_of;
 
 /// Everything loaded, valid or not.
 #[derive(Debug, Default)]
@@ -27,7 +29,7 @@ pub struct Project {
     /// The valid scenarios, in load order, with defaults resolved.
     pub scenarios: Vec<Scenario>,
     /// The quality policy, when one was loaded and is valid.
-    pub policy: Option<crate::quality::Policy>,
+    pub policy: Option<crate::policy::Policy>,
 }
 
 /// The result of a load: the project, every diagnostic, and how many files were read.
@@ -108,7 +110,7 @@ struct Loader {
     /// only repeat that problem.
     contracts_incomplete: bool,
     /// The quality policy.
-    policy: Option<crate::quality::Policy>,
+    policy: Option<crate::policy::Policy>,
     /// Contract files that failed validation, by skill name if it could be read.
     invalid_skills: Vec<String>,
     /// The valid contracts of the enclosing project, when scenario files were named
@@ -179,7 +181,7 @@ impl Loader {
 
     fn config_project(&mut self, path: &Path) {
         let Some(file) = self.read(path) else { return };
-        let parsed = parse_as::<config::raw::RawConfig>(FileKind::Config, file);
+        let parsed = parse_as::<config::raw::RawConfig>(schema_of(FileKind::Config), file);
         self.diags.extend(parsed.diags);
         let Some(doc) = parsed.doc else {
             self.contracts_incomplete = true;
@@ -265,16 +267,16 @@ impl Loader {
 
     fn policy(&mut self, path: &Path) {
         let Some(file) = self.read(path) else { return };
-        let parsed = parse_as::<crate::quality::raw::RawPolicy>(FileKind::Policy, file);
+        let parsed = parse_as::<crate::policy::raw::RawPolicy>(schema_of(FileKind::Policy), file);
         self.diags.extend(parsed.diags);
         if let (Some(doc), Some(raw)) = (parsed.doc, parsed.raw) {
-            self.policy = crate::quality::validate(&doc, raw, &mut self.diags);
+            self.policy = crate::policy::validate(&doc, raw, &mut self.diags);
         }
     }
 
     fn contract(&mut self, path: &Path) {
         let Some(file) = self.read(path) else { return };
-        let parsed = parse_as::<contract::raw::RawContract>(FileKind::Contract, file);
+        let parsed = parse_as::<contract::raw::RawContract>(schema_of(FileKind::Contract), file);
         self.diags.extend(parsed.diags);
         let name = parsed.doc.as_ref().and_then(|d| {
             d.get("/skill")
@@ -296,7 +298,7 @@ impl Loader {
 
     fn scenario(&mut self, path: &Path) {
         let Some(file) = self.read(path) else { return };
-        let parsed = parse_as::<scenario::raw::RawScenario>(FileKind::Scenario, file);
+        let parsed = parse_as::<scenario::raw::RawScenario>(schema_of(FileKind::Scenario), file);
         self.diags.extend(parsed.diags);
         let Some(doc) = parsed.doc else { return };
         let field = |p| {

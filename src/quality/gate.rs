@@ -12,8 +12,8 @@ use indexmap::IndexMap;
 use serde::Serialize;
 
 use super::judge::{self, Candidate, Report};
-use super::policy::{JudgeSpec, Policy};
-use super::raw::DimensionKind;
+use crate::policy::raw::DimensionKind;
+use crate::policy::{JudgeSpec, Policy};
 
 /// The qualityState of a candidate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

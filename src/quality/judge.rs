@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::policy::{BuiltinJudge, JudgeImpl, JudgeSpec, Policy};
+use crate::policy::{BuiltinJudge, JudgeImpl, JudgeSpec, Policy};
 
 /// What a judge is shown (and the deterministic judges compute from).
 #[derive(Debug, Clone, Default)]

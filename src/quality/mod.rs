@@ -6,11 +6,11 @@
 pub mod experiment;
 mod gate;
 mod judge;
-mod policy;
-pub mod raw;
 
+pub use crate::policy::{
+    Budget, BuiltinJudge, Dimension, JudgeImpl, JudgeSpec, Policy, Scale, raw, validate,
+};
 pub use gate::{
     JudgeOutcome, JudgeRecord, Ledger, QualityResult, QualityState, Rewriter, blind_id, gate,
 };
 pub use judge::{Candidate, Report as JudgeReport, Score};
-pub use policy::{Budget, BuiltinJudge, Dimension, JudgeImpl, JudgeSpec, Policy, Scale, validate};

@@ -5,8 +5,6 @@
 
 mod structure;
 
-use std::sync::OnceLock;
-
 use schemars::JsonSchema;
 use serde_json::Value;
 
@@ -43,19 +41,28 @@ impl FileKind {
             FileKind::Policy => "policy",
         }
     }
+}
 
-    /// The JSON Schema of the kind.
-    pub fn schema(self) -> &'static Value {
-        static SCHEMAS: OnceLock<[Value; 4]> = OnceLock::new();
-        let all = SCHEMAS.get_or_init(|| {
-            [
-                generate::<crate::contract::raw::RawContract>(FileKind::Contract),
-                generate::<crate::scenario::raw::RawScenario>(FileKind::Scenario),
-                generate::<crate::config::raw::RawConfig>(FileKind::Config),
-                generate::<crate::quality::raw::RawPolicy>(FileKind::Policy),
-            ]
-        });
-        &all[self as usize]
+/// A kind's JSON Schema, with its compiled validator. The registry of the four kinds is
+/// the loading layer's ([`crate::project::schema_of`]), which knows their raw structs.
+pub struct Schema {
+    /// The kind of file it describes.
+    pub kind: FileKind,
+    /// The schema (what `fibon-verify schema KIND` prints).
+    pub value: Value,
+    validator: jsonschema::Validator,
+}
+
+impl Schema {
+    /// The schema generated from the raw struct `T`.
+    pub fn of<T: JsonSchema>(kind: FileKind) -> Schema {
+        let value = generate::<T>(kind);
+        let validator = jsonschema::validator_for(&value).expect("generated schemas compile");
+        Schema {
+            kind,
+            value,
+            validator,
+        }
     }
 }
 
@@ -176,27 +183,6 @@ pub fn check_json_schema(schema: &Value) -> Result<(), SchemaProblem> {
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn schemas_are_valid_json_schemas() {
-        for kind in FileKind::ALL {
-            jsonschema::meta::validate(kind.schema())
-                .unwrap_or_else(|e| panic!("{}: {e}", kind.name()));
-        }
-    }
-
-    #[test]
-    fn print_contract_schema() {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(FileKind::Contract.schema()).unwrap()
-        );
-    }
-}
-
 /// A file parsed and checked against its kind's schema: the document (for pointing
 /// diagnostics at it), the raw struct when the structure is sound, and the problems.
 #[derive(Debug)]
@@ -211,7 +197,7 @@ pub struct Parsed<T> {
 
 /// Parses a file as a `kind`: syntax, then the schema (every problem), then serde.
 pub fn parse_as<T: serde::de::DeserializeOwned>(
-    kind: FileKind,
+    schema: &Schema,
     file: std::sync::Arc<crate::source::SourceFile>,
 ) -> Parsed<T> {
     let (doc, mut diags) = match crate::source::Document::parse(file) {
@@ -224,7 +210,7 @@ pub fn parse_as<T: serde::de::DeserializeOwned>(
             };
         }
     };
-    diags.extend(check_structure(kind, &doc));
+    diags.extend(check_structure(schema, &doc));
     let raw = if diags.iter().any(|d| d.is_error()) {
         None
     } else {
@@ -236,7 +222,7 @@ pub fn parse_as<T: serde::de::DeserializeOwned>(
                 diags.push(
                     crate::diag::Diagnostic::error(
                         "invalid",
-                        format!("invalid {}: {err}", kind.name()),
+                        format!("invalid {}: {err}", schema.kind.name()),
                     )
                     .in_file(&doc.file),
                 );

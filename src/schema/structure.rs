@@ -2,43 +2,30 @@
 //! problem at once, each pointing at the key or value, with "did you mean" for unknown
 //! keys and enum values.
 
-use std::sync::OnceLock;
-
+use jsonschema::ValidationError;
 use jsonschema::error::{TypeKind, ValidationErrorKind};
-use jsonschema::{ValidationError, Validator};
 use serde_json::Value;
 
-use super::FileKind;
+use super::Schema;
 use crate::diag::{Diagnostic, suggestion_help};
 use crate::source::{Anchor, Document, join};
 
-fn validator(kind: FileKind) -> &'static Validator {
-    static VALIDATORS: OnceLock<Vec<Validator>> = OnceLock::new();
-    let all = VALIDATORS.get_or_init(|| {
-        FileKind::ALL
-            .iter()
-            .map(|k| jsonschema::validator_for(k.schema()).expect("generated schemas compile"))
-            .collect()
-    });
-    &all[kind as usize]
-}
-
-/// Every structural problem of `doc` as a `kind` file.
-pub fn check_structure(kind: FileKind, doc: &Document) -> Vec<Diagnostic> {
+/// Every structural problem of `doc` against `schema`.
+pub fn check_structure(schema: &Schema, doc: &Document) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
-    for err in validator(kind).iter_errors(&doc.value) {
-        explain(kind, doc, &err, &mut diags);
+    for err in schema.validator.iter_errors(&doc.value) {
+        explain(&schema.value, doc, &err, &mut diags);
     }
     diags
 }
 
-fn explain(kind: FileKind, doc: &Document, err: &ValidationError<'_>, out: &mut Vec<Diagnostic>) {
+fn explain(schema: &Value, doc: &Document, err: &ValidationError<'_>, out: &mut Vec<Diagnostic>) {
     let pointer = err.instance_path().as_str().to_string();
     let field = field_name(&pointer);
     let at = |anchor, label: String| (doc.span(&pointer, anchor), label);
     let diag = match err.kind() {
         ValidationErrorKind::AdditionalProperties { unexpected } => {
-            let allowed = allowed_keys(kind.schema(), &pointer);
+            let allowed = allowed_keys(schema, &pointer);
             let allowed: Vec<&str> = allowed.iter().map(String::as_str).collect();
             for key in unexpected {
                 let key_ptr = join(&pointer, key);
@@ -59,9 +46,9 @@ fn explain(kind: FileKind, doc: &Document, err: &ValidationError<'_>, out: &mut 
             return;
         }
         ValidationErrorKind::Enum { .. } | ValidationErrorKind::OneOfNotValid { .. }
-            if !enum_options(kind.schema(), schema_at(kind.schema(), &pointer)).is_empty() =>
+            if !enum_options(schema, schema_at(schema, &pointer)).is_empty() =>
         {
-            let options = enum_options(kind.schema(), schema_at(kind.schema(), &pointer));
+            let options = enum_options(schema, schema_at(schema, &pointer));
             let options: Vec<&str> = options.iter().map(String::as_str).collect();
             let found = doc.get(&pointer).map(show).unwrap_or_default();
             let word = doc.get(&pointer).and_then(Value::as_str).unwrap_or("");
@@ -77,8 +64,8 @@ fn explain(kind: FileKind, doc: &Document, err: &ValidationError<'_>, out: &mut 
         ValidationErrorKind::PropertyNames { error } => {
             // A map whose keys are an enum (fault kinds): the offending key is the instance.
             let key = error.instance().as_str().unwrap_or_default().to_string();
-            let names = schema_at(kind.schema(), &pointer).and_then(|n| n.get("propertyNames"));
-            let options = enum_options(kind.schema(), names);
+            let names = schema_at(schema, &pointer).and_then(|n| n.get("propertyNames"));
+            let options = enum_options(schema, names);
             let options: Vec<&str> = options.iter().map(String::as_str).collect();
             let help = suggestion_help(&key, &options, "key");
             Diagnostic::error(
@@ -107,7 +94,7 @@ fn explain(kind: FileKind, doc: &Document, err: &ValidationError<'_>, out: &mut 
             .at(&doc.file, span, label)
             .with_help(format!(
                 "add `{name}:`{}",
-                describe_property(kind.schema(), &pointer, name)
+                describe_property(schema, &pointer, name)
             ))
         }
         ValidationErrorKind::Type { kind: expected } => {

@@ -4,146 +4,14 @@
 mod spans;
 
 use std::ops::Range;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde_json::Value;
 
 use crate::diag::Diagnostic;
+pub use crate::diag::file::Format;
+pub use crate::diag::{MAX_FILE_BYTES, SourceFile, read_text, regular_file};
 pub use spans::SpanIndex;
-
-/// The syntax of an input file, decided by its extension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// `.yaml` or `.yml` (YAML 1.2; JSON is valid YAML too).
-    Yaml,
-    /// `.json`.
-    Json,
-}
-
-impl Format {
-    /// The format for a path: `.json` is JSON, anything else YAML.
-    pub fn of(path: &Path) -> Format {
-        match path.extension().and_then(|e| e.to_str()) {
-            Some(ext) if ext.eq_ignore_ascii_case("json") => Format::Json,
-            _ => Format::Yaml,
-        }
-    }
-}
-
-/// One input file's text, shared by every diagnostic that points into it.
-#[derive(Debug)]
-pub struct SourceFile {
-    /// The path as given (relative paths stay relative, so messages stay short).
-    pub path: PathBuf,
-    /// The file's full text.
-    pub text: Arc<String>,
-    /// Its syntax.
-    pub format: Format,
-}
-
-/// The largest input file fibon-verify reads whole (contracts, scenarios, configs,
-/// fixtures, lockfiles, policies, experiments): 64 MiB. Streams (histories) are read a
-/// line at a time instead.
-pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
-
-/// Checks, without opening it (a FIFO would block), that `path` is a regular file: not a
-/// folder, a FIFO, a socket or a device such as /dev/zero. Returns its metadata; the error
-/// is the reason, for a person (callers name the path).
-pub fn regular_file(path: &Path) -> Result<std::fs::Metadata, String> {
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
-    if meta.is_dir() {
-        return Err("it is a folder".into());
-    }
-    if !meta.is_file() {
-        return Err("it is not a regular file (a pipe, socket or device)".into());
-    }
-    Ok(meta)
-}
-
-/// Reads a whole text file, refusing what would hang or exhaust memory: anything but a
-/// regular file (see [`regular_file`]) and files over `cap` bytes.
-/// The error is the reason, for a person (callers name the path).
-pub fn read_text(path: &Path, cap: u64) -> Result<String, String> {
-    use std::io::Read;
-    let fail = |why: String| why;
-    let meta = regular_file(path)?;
-    if meta.len() > cap {
-        return Err(fail(format!(
-            "it is {} MiB; files over {} MiB are not read",
-            meta.len().div_ceil(1024 * 1024),
-            cap / (1024 * 1024)
-        )));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::fs::File::open(path)
-        .and_then(|f| f.take(cap + 1).read_to_end(&mut bytes))
-        .map_err(|e| fail(e.to_string()))?;
-    if bytes.len() as u64 > cap {
-        return Err(fail(format!(
-            "it grew past {} MiB while being read",
-            cap / (1024 * 1024)
-        )));
-    }
-    String::from_utf8(bytes).map_err(|e| {
-        fail(format!(
-            "it is not UTF-8 text (invalid byte at offset {})",
-            e.utf8_error().valid_up_to()
-        ))
-    })
-}
-
-impl SourceFile {
-    /// Reads a file; the error is a diagnostic naming the path.
-    pub fn read(path: &Path) -> Result<Arc<SourceFile>, Box<Diagnostic>> {
-        match read_text(path, MAX_FILE_BYTES) {
-            Ok(text) => Ok(Arc::new(SourceFile::from_text(path, text))),
-            Err(why) => Err(Box::new(
-                Diagnostic::error("io", format!("cannot read {}: {why}", path.display()))
-                    .with_help("check that the path exists and is a readable UTF-8 text file"),
-            )),
-        }
-    }
-
-    /// A source from text in memory (tests, stdin).
-    pub fn from_text(path: &Path, text: String) -> SourceFile {
-        SourceFile {
-            path: path.to_path_buf(),
-            format: Format::of(path),
-            text: Arc::new(text),
-        }
-    }
-
-    /// The path as it is displayed in messages, with `/` separators.
-    pub fn display_path(&self) -> String {
-        self.path.display().to_string().replace('\\', "/")
-    }
-
-    /// 1-based line and column (in characters) of a byte offset.
-    pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.text.len());
-        let before = &self.text[..floor_char_boundary(&self.text, offset)];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let col = before[line_start..].chars().count() + 1;
-        (line, col)
-    }
-
-    /// The directory relative paths in this file are resolved against.
-    pub fn dir(&self) -> PathBuf {
-        match self.path.parent() {
-            Some(p) => p.to_path_buf(),
-            None => PathBuf::new(),
-        }
-    }
-}
-
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
-    while i > 0 && !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
-}
 
 /// A parsed file: its value and the span of every value and key in it.
 #[derive(Debug)]
@@ -295,6 +163,7 @@ pub fn join(pointer: &str, token: impl std::fmt::Display) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     #[test]
     fn line_col_counts_characters_not_bytes() {

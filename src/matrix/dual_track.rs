@@ -9,15 +9,15 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 
-use super::citations;
-use super::refusal::Lexicon;
+use crate::checks::citations;
 use crate::gateway::Status;
+use crate::lexicon::Lexicon;
 use crate::report::CellReport;
 use crate::scenario::Scenario;
 use crate::vocab::{CheckId, Verdict};
 
 /// Attaches fidelity evidence to the silent-degradation findings of `cells`.
-pub fn attach(cells: &mut [CellReport], scenarios: &[Scenario]) {
+pub(super) fn attach(cells: &mut [CellReport], scenarios: &[Scenario]) {
     // The evidence and answer of each scenario's passing available-quadrant cell.
     let mut reference: HashMap<String, (String, String)> = HashMap::new();
     for c in cells
@@ -42,7 +42,8 @@ pub fn attach(cells: &mut [CellReport], scenarios: &[Scenario]) {
             None => (scenario.facts.join("\n"), None),
         };
         let answer = citations::output_text(&c.output);
-        let reading = super::read_answer(&answer, &against, &scenario.input, Vec::new(), &lexicon);
+        let reading =
+            crate::checks::read_answer(&answer, &against, &scenario.input, Vec::new(), &lexicon);
         let absent: Vec<String> = reading
             .unsupported()
             .into_iter()
@@ -51,7 +52,7 @@ pub fn attach(cells: &mut [CellReport], scenarios: &[Scenario]) {
         let contradicting: Vec<&String> = scenario
             .forbidden
             .iter()
-            .filter(|f| super::text::contains(&answer, f))
+            .filter(|f| crate::text::contains(&answer, f))
             .collect();
         for f in c
             .findings

@@ -1,4 +1,5 @@
-//! Raw policy -> [`Policy`]: every critical dimension has a registered threshold (an
+//! The quality policy file (`quality.policy` in fibon.yaml), loaded. Raw policy ->
+//! [`Policy`]: every critical dimension has a registered threshold (an
 //! unregistered one leaves the gate open, which is an error), thresholds sit on the scale,
 //! exactly two blind judges, each judge configured for its kind, and a budget whose
 //! reservation fits its limit.
@@ -7,9 +8,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use super::raw::{DimensionKind, JudgeKind, RawJudge, RawPolicy};
+pub mod raw;
+
 use crate::diag::Diagnostic;
 use crate::source::{Anchor, Document, join};
+use raw::{DimensionKind, JudgeKind, RawJudge, RawPolicy};
 
 /// The validated policy.
 #[derive(Debug, Clone)]
