@@ -534,7 +534,10 @@ fn junit_stays_well_formed_whatever_the_recording_holds() {
 #[test]
 fn sample_stops_on_sigterm_with_a_partial_report() {
     let dir = tempfile::tempdir().unwrap();
-    project(dir.path(), "import time; time.sleep(60)");
+    project(
+        dir.path(),
+        "import time; open('started', 'w').close(); time.sleep(60)",
+    );
     history(dir.path(), 20);
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_fibon-verify"))
         .current_dir(dir.path())
@@ -543,7 +546,12 @@ fn sample_stops_on_sigterm_with_a_partial_report() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_secs(2));
+    // The signal lands once a replay is under way: the agent says so by a file.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !dir.path().join("started").exists() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(dir.path().join("started").exists(), "no replay started");
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(child.id() as i32),
         nix::sys::signal::Signal::SIGTERM,

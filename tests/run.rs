@@ -595,7 +595,8 @@ fn ctrl_c_or_sigterm_writes_a_partial_report_and_exits_130() {
         nix::sys::signal::Signal::SIGTERM,
     ] {
         let dir = project(
-            &python("import time; time.sleep(60)").replace("timeout: 2s", "timeout: 60s"),
+            &python("import time; open('started', 'w').close(); time.sleep(60)")
+                .replace("timeout: 2s", "timeout: 60s"),
             "TOOL_NOT_FOUND",
         );
         let child = Command::new(env!("CARGO_BIN_EXE_fibon-verify"))
@@ -605,7 +606,12 @@ fn ctrl_c_or_sigterm_writes_a_partial_report_and_exits_130() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_secs(2));
+        // The signal lands while a cell is running: the agent says so by a file.
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !dir.path().join("started").exists() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(dir.path().join("started").exists(), "no cell started");
         nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
         let t = Instant::now();
         let out = child.wait_with_output().unwrap();
