@@ -518,13 +518,48 @@ fn action_runs_the_nightly_sampling_workflow_step() {
 }
 
 /// PATH without the fibon-verify under test (nor any other installed one).
-fn path_without_fibon() -> String {
-    std::env::var("PATH")
-        .unwrap_or_default()
-        .split(':')
-        .filter(|dir| !Path::new(dir).join("fibon-verify").exists())
+/// `PATH` with no `fibon-verify` on it, everything else kept: a folder that holds one
+/// (`~/.cargo/bin` after `cargo install`, which holds `cargo` too) is replaced by a folder
+/// of links to its other programs, made under `scratch`.
+fn path_without_fibon(scratch: &Path) -> String {
+    without_fibon(&std::env::var("PATH").unwrap_or_default(), scratch)
+}
+
+fn without_fibon(path: &str, scratch: &Path) -> String {
+    path.split(':')
+        .enumerate()
+        .map(|(i, dir)| {
+            if !Path::new(dir).join("fibon-verify").exists() {
+                return dir.to_string();
+            }
+            let shim = scratch.join(format!("path-{i}"));
+            std::fs::create_dir_all(&shim).unwrap();
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                if entry.file_name() != "fibon-verify" {
+                    let _ = std::os::unix::fs::symlink(entry.path(), shim.join(entry.file_name()));
+                }
+            }
+            shim.to_string_lossy().into_owned()
+        })
         .collect::<Vec<_>>()
         .join(":")
+}
+
+#[test]
+fn a_path_without_fibon_keeps_the_other_programs_of_its_folders() {
+    let bin = tempfile::tempdir().unwrap();
+    for name in ["fibon-verify", "cargo"] {
+        std::fs::write(bin.path().join(name), "").unwrap();
+    }
+    let scratch = tempfile::tempdir().unwrap();
+    let path = without_fibon(
+        &format!("{}:/usr/bin", bin.path().display()),
+        scratch.path(),
+    );
+    let dirs: Vec<&str> = path.split(':').collect();
+    assert!(Path::new(dirs[0]).join("cargo").exists(), "{path}");
+    assert!(!Path::new(dirs[0]).join("fibon-verify").exists(), "{path}");
+    assert_eq!(dirs[1], "/usr/bin");
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -564,7 +599,9 @@ async fn install_step_downloads_the_release_binary_for_the_runner() {
         ("RUNNER_OS", "Linux".to_string()),
         ("RUNNER_ARCH", "ARM64".to_string()),
     ];
-    let ran = tokio::task::block_in_place(|| runner.run_steps(1, &path_without_fibon(), &extra));
+    let ran = tokio::task::block_in_place(|| {
+        runner.run_steps(1, &path_without_fibon(&runner.file("no-fibon")), &extra)
+    });
     assert_eq!(ran.codes, [0], "{}", ran.log);
     // The binary's directory is on GITHUB_PATH for the next steps, and it runs.
     let added = std::fs::read_to_string(runner.file("path")).unwrap();
@@ -599,7 +636,9 @@ async fn install_step_fails_loudly_when_neither_a_release_nor_a_build_is_possibl
     if let Ok(toolchain) = std::env::var("RUSTUP_TOOLCHAIN") {
         extra.push(("RUSTUP_TOOLCHAIN", toolchain));
     }
-    let ran = tokio::task::block_in_place(|| runner.run_steps(1, &path_without_fibon(), &extra));
+    let ran = tokio::task::block_in_place(|| {
+        runner.run_steps(1, &path_without_fibon(&runner.file("no-fibon")), &extra)
+    });
     assert_ne!(ran.codes, [0], "{}", ran.log);
     assert!(
         ran.log.contains("404"),
