@@ -2,7 +2,7 @@
 //!
 //! It loads Skill contracts and scenarios, and checks that a system fails loudly and
 //! predictably when a tool a Skill depends on is missing or failing — instead of silently
-//! degrading into a confident, fabricated answer. See `DESIGN.md` for the normative
+//! degrading into a confident, fabricated answer. See `docs/README.md` for the normative
 //! interfaces and the README for usage.
 //!
 //! Data flows: [`source`] (files, spans) → [`contract`], [`scenario`], [`config`] (raw
