@@ -1,5 +1,5 @@
 //! The process exit codes of fibon-verify: a CI pipeline branches on these, so they are
-//! part of the public interface (DESIGN.md, "Exit codes") and never written as literals.
+//! part of the public interface (docs/exit-codes.md) and never written as literals.
 //!
 //! When several apply, the most important wins, in this order:
 //! [`USAGE`], [`INVALID_INPUT`], then [`SILENT_DEGRADATION`], [`CONTRACT_VIOLATION`],
@@ -32,7 +32,7 @@ pub const INTERNAL: i32 = 70;
 /// Interrupted by a signal; a partial report is still written.
 pub const INTERRUPTED: i32 = 130;
 
-/// Precedence of the codes, most important first (DESIGN.md: "When several apply").
+/// Precedence of the codes, most important first (docs/exit-codes.md, "When several apply").
 pub const PRECEDENCE: [i32; 9] = [
     USAGE,
     INVALID_INPUT,

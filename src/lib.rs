@@ -2,8 +2,8 @@
 //!
 //! It loads Skill contracts and scenarios, and checks that a system fails loudly and
 //! predictably when a tool a Skill depends on is missing or failing — instead of silently
-//! degrading into a confident, fabricated answer. The normative interfaces are in `docs/`,
-//! usage in the README.
+//! degrading into a confident, fabricated answer. See `docs/README.md` for the normative
+//! interfaces and the README for usage.
 //!
 //! Data flows load → plan → gateway session → target → checks → report → exit code; the
 //! modules are layered bottom to top ([`vocab`] … [`cli`]) and a module uses only lower

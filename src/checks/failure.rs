@@ -1,7 +1,7 @@
 //! Failure semantics and silent degradation. With the tools available, the system must
 //! answer. Under a fault, its behaviour must be one the contract's `failure_semantics`
 //! (and `degradation.mode`) accept; an answer with no failure signal at all is silent
-//! degradation (DESIGN.md), with its evidence attached.
+//! degradation (docs/report.md, "Silent degradation"), with its evidence attached.
 
 use serde_json::json;
 

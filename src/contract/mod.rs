@@ -1,4 +1,4 @@
-//! Skill contracts: loading a contract file (YAML or JSON, either form of DESIGN.md) into
+//! Skill contracts: loading a contract file (YAML or JSON, either form of docs/contract.md) into
 //! a validated [`Contract`].
 
 mod model;

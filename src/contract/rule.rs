@@ -1,5 +1,5 @@
 //! The rule language of `output_assertions`: `len OP N`, `matches REGEX`, `== VALUE`,
-//! `!= VALUE`, `OP N` on numbers, `exists`, `not_empty` (DESIGN.md, "Contract").
+//! `!= VALUE`, `OP N` on numbers, `exists`, `not_empty` (docs/contract.md, "Output assertions").
 //! A rule applies to the list of values a JSONPath selects.
 
 use std::fmt;

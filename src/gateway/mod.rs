@@ -4,7 +4,7 @@
 //! fixtures and from upstream MCP servers (proxied, unknown fields kept). Binds
 //! 127.0.0.1 by default.
 //!
-//! Wire behaviour (DESIGN.md, "Tool gateway", normative): [`rest`] for the REST API,
+//! Wire behaviour (docs/gateway.md, normative): [`rest`] for the REST API,
 //! [`mcp_endpoint`] for MCP over Streamable HTTP. HTTP/1 is served by hyper's own
 //! builder rather than `axum::serve`, for its header read timeout: a client that never
 //! finishes a request's headers (slowloris) is cut off instead of holding a connection.

@@ -1,4 +1,4 @@
-//! The REST tool API (DESIGN.md, "Tool gateway", normative), for agents that do not speak
+//! The REST tool API (docs/gateway.md, "REST API", normative), for agents that do not speak
 //! MCP: `GET /s/SID/tools` and `POST /s/SID/tools/NAME`, faults as HTTP statuses.
 
 use std::sync::Arc;

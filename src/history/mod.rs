@@ -1,4 +1,4 @@
-//! Recorded conversations (DESIGN.md's History format, normative: JSONL, one conversation
+//! Recorded conversations (docs/history.md, normative: History JSONL, one conversation
 //! per line) and OpenTelemetry GenAI spans exported as OTLP JSON, read into one model —
 //! streamed, one line at a time, so memory stays flat however long the history is.
 

@@ -1,4 +1,4 @@
-//! The intervention ladder (background: skill-contract-compliance-layer.txt), for an
+//! The intervention ladder (docs/background.md, "The intervention ladder"), for an
 //! `openai` target with `intervene: true` whose cell violated `must_call_tools` with the
 //! tools available: the cell again, with (1) a system warning, (2) `tool_choice` forced to
 //! the first required tool, (3) degraded translation — the verifier calls the required

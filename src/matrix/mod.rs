@@ -18,7 +18,7 @@ pub use runner::{RunOptions, run_cells};
 
 use crate::contract::FaultKind;
 
-/// A quadrant (DESIGN.md, normative).
+/// A quadrant (docs/contract.md, "The four quadrants").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, clap::ValueEnum)]
 #[value(rename_all = "UPPER")]
 pub enum Quadrant {

@@ -1,4 +1,4 @@
-//! The `replay` target: recorded conversations (DESIGN.md's History format, JSONL) re-
+//! The `replay` target: recorded conversations (docs/history.md, History JSONL) re-
 //! checked without invoking anything — the post-hoc audit of production logs. Each line is
 //! a cell whose id is the conversation's id; its recorded tool calls stand in for the
 //! gateway's trace, a recorded tool error on a required tool for the fault. Lines that do

@@ -1,4 +1,4 @@
-//! Gate A and Gate B for offline arm experiments (quality-gate-design.txt §10.1): samples,
+//! Gate A and Gate B for offline arm experiments (docs/background.md, "Gate A and Gate B"): samples,
 //! each with arms A/B/C, judged blind (arm texts under randomized ids, through the
 //! policy's judges) or given as scores, then the ordered rules — the first that applies
 //! decides — to the terminal states `failed`, `insufficient_evidence`, `passed`,

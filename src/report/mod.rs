@@ -1,4 +1,4 @@
-//! The report: `report.json` is the source of truth (DESIGN.md, "Report", normative); the
+//! The report: `report.json` is the source of truth (docs/report.md, normative); the
 //! terminal table, `junit.xml` and the GitHub job summary are projections of it.
 
 pub mod github;

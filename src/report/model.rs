@@ -95,7 +95,7 @@ impl Summary {
         }
     }
 
-    /// The exit code these counts imply (DESIGN.md's precedence).
+    /// The exit code these counts imply (docs/exit-codes.md, "When several apply").
     pub fn exit_code(&self) -> i32 {
         let mut codes = Vec::new();
         if self.cells == 0 {
@@ -213,8 +213,8 @@ impl CellReport {
     }
 }
 
-/// The intervention ladder run on a cell that violated `must_call_tools` (background:
-/// skill-contract-compliance-layer.txt). The cell's verdict is unchanged: it records what
+/// The intervention ladder run on a cell that violated `must_call_tools` (docs/background.md,
+/// "The intervention ladder"). The cell's verdict is unchanged: it records what
 /// it took to make the model comply.
 #[derive(Debug, Clone, Serialize)]
 pub struct InterventionResult {
@@ -253,7 +253,7 @@ pub struct InterventionSummary {
     pub complied_at_stage: [usize; 3],
     /// How many never complied.
     pub never: usize,
-    /// Share complying at stage 1 (the background text claims over 80% for top models).
+    /// Share complying at stage 1 (docs/background.md: the source text claims over 80% for top models).
     pub stage1_rate: f64,
 }
 

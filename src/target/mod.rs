@@ -1,4 +1,4 @@
-//! The systems under test and the agent protocol (DESIGN.md, normative): the request the
+//! The systems under test and the agent protocol (docs/agent-protocol.md): the request the
 //! verifier sends, the response it reads back, and how each kind of target is invoked.
 //! Whatever the agent does — answer, fail, hang, crash, flood — comes back as an
 //! [`Invocation`]; only the verifier's own inability to invoke it is `Failed`.
@@ -36,7 +36,7 @@ pub struct Request {
     pub intervention: Option<Intervention>,
 }
 
-/// A stage of the intervention ladder (background: skill-contract-compliance-layer.txt):
+/// A stage of the intervention ladder (docs/background.md, "The intervention ladder"):
 /// how a model that skipped a required tool is pushed to call it.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Intervention {
@@ -199,7 +199,7 @@ impl Response {
         let value = match serde_json::from_str::<Value>(trimmed) {
             Ok(value) => value,
             Err(e) => {
-                // Text is an answer (DESIGN: stdout that is not JSON is the output), but say
+                // Text is an answer (docs/agent-protocol.md: text not JSON is the output), but say
                 // so when it was plainly meant as a response.
                 let mut response = plain(Value::String(text.to_string()));
                 if trimmed.starts_with('{') {

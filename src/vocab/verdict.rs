@@ -129,7 +129,7 @@ impl std::fmt::Display for CheckId {
     }
 }
 
-/// What the system under test did in one cell (DESIGN.md, normative names).
+/// What the system under test did in one cell (docs/report.md, "Behaviours").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Behavior {
@@ -151,7 +151,7 @@ pub enum Behavior {
     NotRun,
 }
 
-/// A cell's verdict (DESIGN.md, normative names).
+/// A cell's verdict (docs/report.md, "Verdicts").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
