@@ -588,6 +588,40 @@ fn reports_are_projections_of_report_json() {
 }
 
 #[test]
+fn the_run_id_an_agent_receives_says_nothing_of_its_cell() {
+    // An agent that could read its quadrant or fault from `run_id` would defeat the matrix.
+    let dir = project(
+        &python(
+            "import json, os, sys; r = json.load(sys.stdin); print(json.dumps({'output': r['run_id'] + ' ' + os.environ['FIBON_RUN_ID']}))",
+        ),
+        "TOOL_NOT_FOUND, TIMEOUT",
+    );
+    fibon(dir.path()).arg("run").output().unwrap();
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/report.json")).unwrap())
+            .unwrap();
+    let mut seen = std::collections::HashSet::new();
+    for cell in report["cells"].as_array().unwrap() {
+        let out = cell["output"].as_str().unwrap();
+        let (id, env) = out.split_once(' ').unwrap();
+        assert_eq!(id, env, "the request and the environment agree");
+        for telling in [
+            "Q1",
+            "Q2",
+            "Q3",
+            "Q4",
+            "TOOL_NOT_FOUND",
+            "TIMEOUT",
+            "lookup",
+        ] {
+            assert!(!id.contains(telling), "{id} names {telling}");
+        }
+        assert!(seen.insert(id.to_string()), "{id} is reused");
+    }
+    assert!(seen.len() >= 3, "{seen:?}");
+}
+
+#[test]
 fn ctrl_c_or_sigterm_writes_a_partial_report_and_exits_130() {
     // SIGTERM is what a CI runner sends when a job is cancelled or times out.
     for signal in [

@@ -35,13 +35,7 @@ pub(super) async fn ladder(
     let mut stages = Vec::new();
     for stage in 1..=3u8 {
         let name = ["warning", "forced_tool_choice", "degraded_translation"][stage as usize - 1];
-        let (session, mut request) = open(
-            gateway,
-            project,
-            cell,
-            FaultPlan::none(),
-            format!("{}#intervention-{stage}", cell.id),
-        );
+        let (session, mut request) = open(gateway, project, cell, FaultPlan::none());
         request.intervention = Some(match stage {
             1 => Intervention::Warn(required.clone()),
             2 => Intervention::Force(first.clone()),

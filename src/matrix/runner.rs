@@ -86,7 +86,6 @@ pub(super) fn open(
     project: &Project,
     cell: &Cell,
     faults: FaultPlan,
-    run_id: String,
 ) -> (crate::gateway::SessionHandle, Request) {
     let scenario = &project.scenarios[cell.scenario];
     let session = gateway.open_session(SessionSpec {
@@ -95,7 +94,8 @@ pub(super) fn open(
         faults,
     });
     let request = Request {
-        run_id,
+        // Opaque: the cell id would tell the agent its quadrant and fault.
+        run_id: format!("run-{}", session.session().id),
         skill: project.contracts[cell.contract].skill.clone(),
         input: scenario.input.clone(),
         tools_url: session.tools_url(),
@@ -122,13 +122,7 @@ async fn run_cell(
             Some(kind) => FaultPlan::on(&cell.removed_tools, Fault::new(kind)),
             None => FaultPlan::none(),
         };
-        let (session, request) = open(
-            gateway,
-            project,
-            cell,
-            faults,
-            format!("{}#{}", cell.id, attempt + 1),
-        );
+        let (session, request) = open(gateway, project, cell, faults);
         let invocation = invoke(target, &request, options.limits).await;
         let trace = session.trace();
         drop(session);
@@ -179,13 +173,7 @@ async fn run_cell(
             > {
                 let previous = candidate.output.clone();
                 Box::pin(async move {
-                    let (_session, mut request) = open(
-                        gateway,
-                        project,
-                        cell,
-                        FaultPlan::none(),
-                        format!("{}#rewrite", cell.id),
-                    );
+                    let (_session, mut request) = open(gateway, project, cell, FaultPlan::none());
                     request.revise = Some((previous, feedback));
                     match invoke(target, &request, options.limits).await {
                         Invocation::Responded { response, .. }
