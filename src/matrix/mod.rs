@@ -8,45 +8,12 @@ mod plan;
 mod replay;
 mod runner;
 
-use std::fmt;
-
-use serde::Serialize;
-
-pub use plan::{Filters, Shard, plan};
+pub use plan::{Filters, Shard, UnknownFilter, plan};
 pub use replay::{check_conversation, check_item, replay, unknown_skill};
 pub use runner::{RunOptions, run_cells};
 
 use crate::contract::FaultKind;
-
-/// A quadrant (docs/contract.md, "The four quadrants").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, clap::ValueEnum)]
-#[value(rename_all = "UPPER")]
-pub enum Quadrant {
-    /// Tools available, simple input.
-    Q1,
-    /// Tools available, complex input.
-    Q2,
-    /// Tools removed or failing, simple input.
-    Q3,
-    /// Tools removed or failing, complex input.
-    Q4,
-}
-
-impl Quadrant {
-    /// Every quadrant.
-    pub const ALL: [Quadrant; 4] = [Quadrant::Q1, Quadrant::Q2, Quadrant::Q3, Quadrant::Q4];
-
-    /// Whether the tools are available in this quadrant.
-    pub fn available(self) -> bool {
-        matches!(self, Quadrant::Q1 | Quadrant::Q2)
-    }
-}
-
-impl fmt::Display for Quadrant {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{self:?}")
-    }
-}
+pub use crate::vocab::Quadrant;
 
 /// One cell of the plan.
 #[derive(Debug, Clone)]

@@ -22,6 +22,56 @@ pub struct Filters {
     pub faults: Vec<FaultKind>,
 }
 
+impl Filters {
+    /// The `--skill` and `--scenario` values that name nothing in `project`, each with the
+    /// flag and the closest name there is ("did you mean"): a typo would otherwise select
+    /// no cell at all.
+    pub fn unknown(&self, project: &Project) -> Vec<UnknownFilter> {
+        let skills: Vec<&str> = project.contracts.iter().map(|c| c.skill.as_str()).collect();
+        let scenarios: Vec<&str> = project.scenarios.iter().map(|s| s.id.as_str()).collect();
+        let mut out = Vec::new();
+        for (flag, values, known) in [
+            ("--skill", &self.skills, &skills),
+            ("--scenario", &self.scenarios, &scenarios),
+        ] {
+            for v in values.iter().filter(|v| !known.contains(&v.as_str())) {
+                out.push(UnknownFilter {
+                    flag,
+                    value: v.clone(),
+                    suggestion: crate::diag::did_you_mean(v, known.iter().copied())
+                        .map(str::to_string),
+                });
+            }
+        }
+        out
+    }
+}
+
+/// A filter value that names nothing in the project.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownFilter {
+    /// `--skill` or `--scenario`.
+    pub flag: &'static str,
+    /// The value given.
+    pub value: String,
+    /// The closest known name.
+    pub suggestion: Option<String>,
+}
+
+impl std::fmt::Display for UnknownFilter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} `{}` names nothing in the project",
+            self.flag, self.value
+        )?;
+        if let Some(s) = &self.suggestion {
+            write!(f, "; did you mean `{s}`?")?;
+        }
+        Ok(())
+    }
+}
+
 /// `--shard K/N`: this runner takes the cells whose id hashes to K-1 modulo N.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {

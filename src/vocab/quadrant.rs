@@ -4,7 +4,20 @@
 use serde::{Deserialize, Serialize};
 
 /// One quadrant of the matrix.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+)]
+#[value(rename_all = "UPPER")]
 pub enum Quadrant {
     /// Tools available, simple input.
     Q1,
@@ -38,6 +51,11 @@ impl Quadrant {
             Quadrant::Q3 => "Q3",
             Quadrant::Q4 => "Q4",
         }
+    }
+
+    /// Whether the tools are available in this quadrant.
+    pub fn available(self) -> bool {
+        matches!(self, Quadrant::Q1 | Quadrant::Q2)
     }
 
     /// Its index, 0 to 3.
