@@ -41,6 +41,18 @@ impl Quadrant {
     }
 }
 
+/// The report's name for it (the vocabulary's quadrant, which report.json carries).
+impl From<Quadrant> for crate::vocab::Quadrant {
+    fn from(q: Quadrant) -> crate::vocab::Quadrant {
+        match q {
+            Quadrant::Q1 => crate::vocab::Quadrant::Q1,
+            Quadrant::Q2 => crate::vocab::Quadrant::Q2,
+            Quadrant::Q3 => crate::vocab::Quadrant::Q3,
+            Quadrant::Q4 => crate::vocab::Quadrant::Q4,
+        }
+    }
+}
+
 impl fmt::Display for Quadrant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{self:?}")
