@@ -134,3 +134,47 @@ fn every_command_writes_the_same_reports_for_the_same_cells() {
     // their own, not Q4's.
     assert!(run.table.contains("┆ none "), "{}", run.table);
 }
+
+/// `audit` keeps only the first 50 failing conversations in memory, for the table, the
+/// job summary and the annotations, and says how many more report.json has; report.json
+/// and the JUnit still hold every one, as a whole run's do.
+#[test]
+fn a_streamed_audit_shows_the_first_failures_and_writes_them_all() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    let silent: Vec<String> = (0..60)
+        .map(|i| {
+            json!({"id": format!("conv-{i:02}"), "skill": "fetch_anthropic_models", "input": "最新模型？", "trace": [{"tool": "read_page", "arguments": {"url": "https://docs.anthropic.com/models"}, "error": {"code": "TOOL_NOT_FOUND", "message": "no such tool"}}], "output": "The latest is claude-3-5-sonnet-20241022.", "status": "ok"}).to_string()
+        })
+        .collect();
+    std::fs::write(dir.path().join("history.jsonl"), silent.join("\n") + "\n").unwrap();
+    let audit = command(
+        dir.path(),
+        "audit",
+        &["audit", "--history", "history.jsonl"],
+    );
+    let run = command(dir.path(), "run", &["run"]);
+    assert_eq!(audit.code, exit_code::SILENT_DEGRADATION);
+    assert_eq!(audit.report["cells"].as_array().unwrap().len(), 60);
+    assert_eq!(audit.report["cells"], run.report["cells"]);
+    assert_eq!(audit.junit.matches("<testcase ").count(), 60);
+    assert_eq!(audit.junit, run.junit);
+    assert_eq!(audit.annotations.len(), 50);
+    assert_eq!(run.annotations.len(), 60);
+    assert_eq!(audit.annotations[..], run.annotations[..50]);
+    assert_eq!(audit.summary.matches("| `conv-").count(), 50);
+    assert!(
+        audit
+            .summary
+            .contains("\n_10 more failing conversations in report.json._\n"),
+        "{}",
+        audit.summary
+    );
+    assert!(
+        audit
+            .table
+            .contains("… and 10 more failing conversations in report.json\n60 conversations: 0 pass, 60 silent_degradation"),
+        "{}",
+        audit.table
+    );
+}
