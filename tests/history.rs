@@ -227,10 +227,12 @@ fn audit_checks_recorded_conversations_and_otlp_spans() {
         ]
     );
     assert_eq!(report["summary"]["cells"], 3);
+    // run's layout: a testsuite per skill, the failure typed by its verdict.
     let junit = std::fs::read_to_string(dir.path().join("out/junit.xml")).unwrap();
     assert!(
-        junit.contains("tests=\"3\" failures=\"1\" errors=\"1\"")
-            && junit.contains("<failure type=\"silent_degradation\""),
+        junit.contains("tests=\"3\" skipped=\"0\" failures=\"1\" errors=\"1\"")
+            && junit.contains("<testsuite name=\"fetch_anthropic_models\" tests=\"1\"")
+            && junit.contains("type=\"silent_degradation\">"),
         "{junit}"
     );
     // OTLP GenAI spans, one export per line or one document: the same model.

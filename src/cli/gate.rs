@@ -16,7 +16,7 @@ use crate::diag::{Diagnostic, Format};
 use crate::errors::ExpectedError;
 use crate::exit_code;
 use crate::quality::{self, Candidate, Ledger};
-use crate::report::{CellReport, Report};
+use crate::report::{self, CellReport, Outputs, Report};
 use crate::source::{Document, SourceFile};
 use crate::vocab::{Behavior, CheckId, Finding, Verdict};
 
@@ -151,37 +151,21 @@ pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedErro
                 Ok(c) => {
                     let q = quality::gate(&policy, &ledger, args.seed, &c, None).await;
                     let failed = q.state.fails();
-                    CellReport {
-                        id: c.id.clone(),
-                        index: 0,
-                        skill: String::new(),
-                        scenario: String::new(),
-                        quadrant: String::new(),
-                        fault: None,
-                        removed_tools: Vec::new(),
-                        behavior: Behavior::Answered,
-                        verdict: if failed {
-                            Verdict::QualityFail
-                        } else {
-                            Verdict::Pass
-                        },
-                        findings: if failed {
-                            vec![Finding::error(CheckId::QualityGate, q.explanation.clone())]
-                        } else {
-                            Vec::new()
-                        },
-                        output: Value::String(c.output.clone()),
-                        trace: Vec::new(),
-                        self_reported_trace: Vec::new(),
-                        citations: Vec::new(),
-                        stderr: String::new(),
-                        attempts: 1,
-                        duration_ms: 0,
-                        contract: String::new(),
-                        contract_line: 0,
-                        quality: Some(q),
-                        intervention: None,
-                    }
+                    let (verdict, findings) = if failed {
+                        let finding = Finding::error(CheckId::QualityGate, q.explanation.clone());
+                        (Verdict::QualityFail, vec![finding])
+                    } else {
+                        (Verdict::Pass, Vec::new())
+                    };
+                    CellReport::new(
+                        c.id.clone(),
+                        String::new(),
+                        Behavior::Answered,
+                        verdict,
+                        findings,
+                    )
+                    .with_output(Value::String(c.output.clone()))
+                    .with_quality(Some(q))
                 }
             });
         }
@@ -212,7 +196,11 @@ pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedErro
         "calls": calls, "max_calls": policy.budget.max_calls, "cost_usd": cost,
         "reserved_usd": policy.budget.reservation(), "limit_usd": policy.budget.limit_usd,
     }));
-    super::run::write_reports(globals, &report, &args.report_dir, args.format)
+    let written = report::write_all(&report, &Outputs::new(&args.report_dir, globals.github))?;
+    if args.format == Format::Json {
+        written.print_json(&mut super::stdout())?;
+    }
+    Ok(written.exit_code)
 }
 
 fn candidate(line_no: usize, line: &str) -> Result<Candidate, Box<CellReport>> {

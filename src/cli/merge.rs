@@ -1,14 +1,13 @@
 //! `fibon-verify merge REPORT...`: shard reports into one report.json, junit.xml and job
 //! summary, with the exit code a single unsharded run would have given.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use super::Globals;
 use crate::diag::Format;
 use crate::errors::ExpectedError;
 use crate::exit_code;
-use crate::report::{self, merge};
+use crate::report::{self, Outputs, merge};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct MergeArgs {
@@ -30,52 +29,29 @@ pub(crate) fn run(globals: &Globals, args: MergeArgs) -> Result<i32, ExpectedErr
     report::prepare_dir(&args.report_dir)?;
     for path in &args.reports {
         let text = super::read_input(path)?;
-        match serde_json::from_str(&text) {
-            Ok(v) => reports.push((path.display().to_string(), v)),
+        let name = path.display().to_string();
+        match merge::read(&name, &text) {
+            Ok(r) => reports.push((name, r)),
             Err(e) => {
-                eprintln!("error: {} cannot be read as JSON: {e}", path.display());
+                eprintln!("error: {e}");
                 return Ok(exit_code::INVALID_INPUT);
             }
         }
     }
-    let merged = match merge::merge(&reports) {
+    let count = reports.len();
+    let merged = match merge::merge(reports) {
         Ok(m) => m,
         Err(e) => {
             eprintln!("error: {e}");
             return Ok(exit_code::INVALID_INPUT);
         }
     };
-    let json = serde_json::to_string_pretty(&merged).expect("serializes");
-    report::write_atomic(&args.report_dir.join("report.json"), json.as_bytes())?;
-    report::write_atomic(
-        &args.report_dir.join("junit.xml"),
-        merge::junit(&merged).as_bytes(),
-    )?;
-    if globals.github
-        && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY")
-    {
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)?;
-        writeln!(f, "{}", merge::summary_markdown(&merged))?;
-    }
-    let s = &merged["summary"];
-    eprintln!(
-        "merged {} reports: {} cells: {} pass, {} silent_degradation, {} contract_violation, {} quality_fail, {} error\nreport: {}",
-        reports.len(),
-        s["cells"],
-        s["pass"],
-        s["silent_degradation"],
-        s["contract_violation"],
-        s["quality_fail"],
-        s["error"],
-        args.report_dir.join("report.json").display()
-    );
+    eprintln!("merged {count} reports");
+    // The shard runs annotated their failing cells already: once is enough.
+    let outputs = Outputs::new(&args.report_dir, globals.github).without_annotations();
+    let written = report::write_all(&merged, &outputs)?;
     if args.format == Format::Json {
-        super::print_line(json)?;
+        written.print_json(&mut super::stdout())?;
     }
-    Ok(merged["exit_code"]
-        .as_i64()
-        .unwrap_or(i64::from(exit_code::INTERNAL)) as i32)
+    Ok(written.exit_code)
 }

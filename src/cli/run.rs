@@ -2,7 +2,7 @@
 //! reports — and the exit code CI branches on.
 
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::Globals;
@@ -153,7 +153,7 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
             args.shard.map(|s| format!("{}/{}", s.index, s.total)),
             false,
         );
-        return write_reports(globals, &report, &report_dir, args.format);
+        return write(globals, &report, &report_dir, args.format);
     }
     crate::target::orphans::adopt();
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -261,47 +261,19 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
     {
         report.intervention = report::InterventionSummary::of(model, &report.cells);
     }
-    write_reports(globals, &report, &report_dir, args.format)
+    write(globals, &report, &report_dir, args.format)
 }
 
-/// Writes report.json and junit.xml, the GitHub summary and annotations, and the table;
-/// returns the report's exit code.
-pub(crate) fn write_reports(
+/// Writes the report's outputs; returns its exit code.
+fn write(
     globals: &Globals,
     report: &Report,
-    report_dir: &std::path::Path,
+    dir: &Path,
     format: Format,
 ) -> Result<i32, ExpectedError> {
-    let json = serde_json::to_string_pretty(report).expect("serializes");
-    report::write_atomic(&report_dir.join("report.json"), json.as_bytes())?;
-    report::write_atomic(
-        &report_dir.join("junit.xml"),
-        report::junit::render(report).as_bytes(),
-    )?;
-    let mut stderr = std::io::stderr().lock();
-    if globals.github {
-        for line in report::github::annotations(report) {
-            writeln!(stderr, "{line}")?;
-        }
-        if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") {
-            let mut f = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)?;
-            writeln!(f, "{}", report::github::summary_markdown(report))?;
-        }
-    }
-    write!(stderr, "{}", report::table::render(report, 110))?;
-    if let Some(i) = &report.intervention {
-        writeln!(stderr, "{}", i.line())?;
-    }
-    writeln!(
-        stderr,
-        "report: {}",
-        report_dir.join("report.json").display()
-    )?;
+    let written = report::write_all(report, &report::Outputs::new(dir, globals.github))?;
     if format == Format::Json {
-        super::print_line(json)?;
+        written.print_json(&mut super::stdout())?;
     }
-    Ok(report.exit_code)
+    Ok(written.exit_code)
 }

@@ -246,7 +246,10 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
         "max_instability": args.max_instability, "min_similarity": args.min_similarity,
         "skills": per_skill, "unstable_skills": exceeded,
     }));
-    let code = super::run::write_reports(globals, &report, &dir, args.format)?;
+    let written = report::write_all(&report, &report::Outputs::new(&dir, globals.github))?;
+    if args.format == Format::Json {
+        written.print_json(&mut super::stdout())?;
+    }
     let mut err = std::io::stderr().lock();
     for (s, (n, u, _)) in &skills {
         let flag = if exceeded.contains(&s) {
@@ -261,7 +264,7 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
             *u as f64 * 100.0 / *n as f64
         )?;
     }
-    Ok(code)
+    Ok(written.exit_code)
 }
 
 fn bad_line(line: usize, reason: &str) -> CellReport {

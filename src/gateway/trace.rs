@@ -8,22 +8,24 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 pub use crate::vocab::Status;
 
 /// One event.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TraceEvent {
     /// Order within the session, from 1: the order in which calls and lists started.
     pub seq: u64,
     /// Milliseconds since the session opened (monotonic clock).
     pub at_ms: f64,
     /// `rest` or `mcp`.
-    pub transport: &'static str,
+    #[serde(deserialize_with = "transport")]
+    pub transport: Name,
     /// `list` or `call`.
-    pub op: &'static str,
+    #[serde(deserialize_with = "op")]
+    pub op: Name,
     /// The tool called (calls only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
@@ -41,10 +43,10 @@ pub struct TraceEvent {
     /// Size of the result text in bytes (calls), or the number of tools listed (lists).
     pub result_bytes: usize,
     /// The result's text content, capped.
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub result_text: String,
     /// Whether `result_text` was cut.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
     /// Tools listed (lists only).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -55,6 +57,29 @@ pub struct TraceEvent {
     /// How long the gateway took to answer, in milliseconds (for a call in flight, how
     /// long it has been served so far; for a cancelled one, until the client went away).
     pub duration_ms: f64,
+}
+
+/// One of the names the gateway records. An alias, not `&'static str` written out: serde
+/// would take that for a string borrowed from the input (and require a `'static` one).
+pub(crate) type Name = &'static str;
+
+/// A trace read back (a shard's report.json, for `merge`): the names stay the ones the
+/// gateway records, so a report round-trips unchanged.
+fn transport<'de, D: Deserializer<'de>>(d: D) -> Result<Name, D::Error> {
+    known(d, &["rest", "mcp", "history", "verifier"])
+}
+
+fn op<'de, D: Deserializer<'de>>(d: D) -> Result<Name, D::Error> {
+    known(d, &["list", "call"])
+}
+
+fn known<'de, D: Deserializer<'de>>(d: D, names: &'static [Name]) -> Result<Name, D::Error> {
+    let name = String::deserialize(d)?;
+    names
+        .iter()
+        .find(|n| **n == name)
+        .copied()
+        .ok_or_else(|| serde::de::Error::unknown_variant(&name, names))
 }
 
 /// The most result text a session's trace keeps in all (each result is also capped):

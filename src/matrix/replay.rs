@@ -17,7 +17,7 @@ use crate::project::Project;
 use crate::report::CellReport;
 use crate::scenario::{Complexity, Scenario};
 use crate::target::{Invocation, Response};
-use crate::vocab::{CheckId, Finding};
+use crate::vocab::{CheckId, Finding, Quadrant};
 
 /// Checks every conversation of a history (History JSONL or OTLP JSON).
 pub fn replay(
@@ -161,33 +161,28 @@ pub fn check_conversation(project: &Project, conv: &Conversation, lexicon: &Lexi
         lexicon,
         judged_refusal: None,
     });
-    CellReport {
+    let quadrant = if fault.is_some() {
+        Quadrant::Q3
+    } else {
+        Quadrant::Q1
+    };
+    CellReport::new(
         id,
-        index: 0,
         skill,
-        scenario: String::new(),
-        quadrant: if fault.is_some() {
-            "Q3".into()
-        } else {
-            "Q1".into()
-        },
-        fault: fault.as_ref().map(|(k, _)| k.as_str().to_string()),
-        removed_tools: removed,
-        behavior: outcome.behavior,
-        verdict: outcome.verdict,
-        findings: outcome.findings,
-        output: response.output,
-        trace,
-        self_reported_trace: Vec::new(),
-        citations: response.citations,
-        stderr: String::new(),
-        attempts: 1,
-        duration_ms: 0,
-        contract: contract.source.display().to_string(),
-        contract_line: contract.source_line,
-        quality: None,
-        intervention: None,
-    }
+        outcome.behavior,
+        outcome.verdict,
+        outcome.findings,
+    )
+    .placed(
+        String::new(),
+        quadrant,
+        fault.as_ref().map(|(k, _)| *k),
+        removed,
+    )
+    .of_contract(contract.source.display().to_string(), contract.source_line)
+    .with_output(response.output)
+    .with_trace(trace)
+    .with_claims(Vec::new(), response.citations)
 }
 
 #[cfg(test)]

@@ -209,29 +209,27 @@ async fn run_cell(
             }
             Invocation::Failed { .. } => (Value::Null, String::new(), Vec::new(), Vec::new()),
         };
-        let report = CellReport {
-            id: cell.id.clone(),
-            index: cell.index,
-            skill: contract.skill.clone(),
-            scenario: scenario.id.clone(),
-            quadrant: cell.quadrant.to_string(),
-            fault: cell.fault.map(|f| f.as_str().to_string()),
-            removed_tools: cell.removed_tools.clone(),
-            behavior: outcome.behavior,
-            verdict: outcome.verdict,
-            findings: outcome.findings,
-            output,
-            trace,
-            self_reported_trace: self_reported,
-            citations,
-            stderr,
-            attempts: attempt + 1,
-            duration_ms: 0,
-            contract: contract.source.display().to_string(),
-            contract_line: contract.source_line,
-            quality,
-            intervention: None,
-        };
+        let report = CellReport::new(
+            cell.id.clone(),
+            contract.skill.clone(),
+            outcome.behavior,
+            outcome.verdict,
+            outcome.findings,
+        )
+        .at(cell.index)
+        .placed(
+            scenario.id.clone(),
+            cell.quadrant,
+            cell.fault,
+            cell.removed_tools.clone(),
+        )
+        .of_contract(contract.source.display().to_string(), contract.source_line)
+        .with_output(output)
+        .with_trace(trace)
+        .with_claims(self_reported, citations)
+        .with_stderr(stderr)
+        .with_attempts(attempt + 1)
+        .with_quality(quality);
         let worse = worst.as_ref().is_none_or(|w| report.verdict > w.verdict);
         if worse {
             worst = Some(report);

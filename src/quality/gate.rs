@@ -9,14 +9,14 @@ use std::pin::Pin;
 use std::sync::Mutex;
 
 use indexmap::IndexMap;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::judge::{self, Candidate, Report};
 use crate::policy::raw::DimensionKind;
 use crate::policy::{JudgeSpec, Policy};
 
 /// The qualityState of a candidate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum QualityState {
     /// Every check passed.
@@ -53,7 +53,7 @@ impl QualityState {
 }
 
 /// One judge's part in a result.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct JudgeRecord {
     /// The judge.
     pub judge: String,
@@ -63,7 +63,7 @@ pub struct JudgeRecord {
 }
 
 /// A judge's report or error.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum JudgeOutcome {
     /// The scores.
@@ -73,7 +73,7 @@ pub enum JudgeOutcome {
 }
 
 /// The Candidate Quality Result.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct QualityResult {
     /// qualityState.
     pub state: QualityState,
@@ -94,7 +94,7 @@ pub struct QualityResult {
     /// Rewrites made.
     pub rewrite_count: u32,
     /// The rewrite trail: each rewritten candidate's text.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rewrites: Vec<String>,
     /// A plain-language explanation.
     pub explanation: String,

@@ -1,33 +1,41 @@
 //! Under GitHub Actions: a Markdown job summary (appended to `$GITHUB_STEP_SUMMARY`) and
 //! `::error` annotations that point at the contract of each failing cell.
 
+use super::tally::Tally;
 use super::{Report, Verdict};
 
-/// The Markdown summary.
-pub fn summary_markdown(report: &Report) -> String {
+/// The Markdown summary of `report` (its counts, exit code and flags; not its cells) over
+/// the tallied cells; `noun` names the cells report.json has beyond those shown.
+pub fn summary_markdown(report: &Report, tally: &Tally, noun: &str) -> String {
     let s = &report.summary;
     let icon = if report.exit_code == 0 { "✅" } else { "❌" };
-    let mut md = format!("## {icon} fibon-verify: {} cells\n\n", s.cells);
+    let from = report
+        .merged_from
+        .as_ref()
+        .map(|shards| format!(" from {} shard(s)", shards.len()))
+        .unwrap_or_default();
+    let mut md = format!("## {icon} fibon-verify: {} cells{from}\n\n", s.cells);
     md.push_str("| pass | silent degradation | contract violation | quality fail | error | skipped |\n|---|---|---|---|---|---|\n");
     md.push_str(&format!(
         "| {} | {} | {} | {} | {} | {} |\n",
         s.pass, s.silent_degradation, s.contract_violation, s.quality_fail, s.error, s.skipped
     ));
-    let failing: Vec<_> = report
-        .cells
-        .iter()
-        .filter(|c| c.verdict != Verdict::Pass)
-        .collect();
-    if !failing.is_empty() {
+    if !tally.shown.is_empty() {
         md.push_str("\n| cell | verdict | finding |\n|---|---|---|\n");
-        for c in failing {
+        for c in &tally.shown {
             let f = c
-                .findings
-                .first()
-                .map(|f| format!("`{}` {}", f.check, f.message.replace('|', "\\|")))
+                .first
+                .as_ref()
+                .map(|(check, message)| format!("`{check}` {}", message.replace('|', "\\|")))
                 .unwrap_or_default();
             md.push_str(&format!("| `{}` | {} | {f} |\n", c.id, c.verdict.as_str()));
         }
+    }
+    if tally.omitted > 0 {
+        md.push_str(&format!(
+            "\n_{} more failing {noun} in report.json._\n",
+            tally.omitted
+        ));
     }
     if let Some(i) = &report.intervention {
         md.push_str(&format!("\n{}\n", i.line()));
@@ -38,23 +46,23 @@ pub fn summary_markdown(report: &Report) -> String {
     md
 }
 
-/// One annotation per failing cell, on its contract's skill line.
-pub fn annotations(report: &Report) -> Vec<String> {
+/// One annotation per failing cell shown, on its contract's skill line.
+pub fn annotations(tally: &Tally) -> Vec<String> {
     let esc = |s: &str| {
         s.replace('%', "%25")
             .replace('\r', "%0D")
             .replace('\n', "%0A")
     };
     let prop = |s: &str| esc(s).replace(':', "%3A").replace(',', "%2C");
-    report
-        .cells
+    tally
+        .shown
         .iter()
-        .filter(|c| c.verdict != Verdict::Pass && c.verdict != Verdict::Skipped)
+        .filter(|c| c.verdict != Verdict::Skipped)
         .map(|c| {
             let f = c
-                .findings
-                .first()
-                .map(|f| format!("{}: {}", f.check, f.message))
+                .first
+                .as_ref()
+                .map(|(check, message)| format!("{check}: {message}"))
                 .unwrap_or_default();
             format!(
                 "::error file={},line={},title={}::{} — {}",

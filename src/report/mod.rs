@@ -1,14 +1,20 @@
 //! The report: `report.json` is the source of truth (docs/report.md, normative); the
-//! terminal table, `junit.xml` and the GitHub job summary are projections of it.
+//! terminal table, `junit.xml` and the GitHub job summary and annotations are projections
+//! of it, all written by [`write_all`] (or [`Stream`], for cells that come one by one).
 
 pub mod github;
+mod json;
 pub mod junit;
 pub mod merge;
 mod model;
 pub mod progress;
+mod sinks;
 pub mod table;
+pub mod tally;
 
 pub use model::*;
+pub use sinks::{Outputs, Stream, Written, write_all};
+pub use tally::Tally;
 
 use std::path::Path;
 

@@ -1,15 +1,20 @@
-//! The report's data model, serialized as `fibon.report/v1`.
+//! The report's data model, `fibon.report/v1`: what every command writes, and what `merge`
+//! reads back — one typed shape both ways, so a report round-trips unchanged.
 
-use serde::Serialize;
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::exit_code;
 use crate::gateway::TraceEvent;
+use crate::quality::QualityResult;
 use crate::target::{Citation, SelfReportedCall};
-pub use crate::vocab::{Behavior, CheckId, Finding, FindingSeverity, Verdict};
+pub use crate::vocab::{Behavior, CheckId, FaultKind, Finding, FindingSeverity, Quadrant, Verdict};
+
+/// The schema of report.json.
+pub const SCHEMA: &str = "fibon.report/v1";
 
 /// One cell's result.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CellReport {
     /// The cell id.
     pub id: String,
@@ -19,8 +24,9 @@ pub struct CellReport {
     pub skill: String,
     /// The scenario id.
     pub scenario: String,
-    /// `Q1`..`Q4`.
-    pub quadrant: String,
+    /// `Q1`..`Q4`; none for a cell outside the matrix (sampled, gated, unreadable).
+    #[serde(default, with = "quadrant_name")]
+    pub quadrant: Option<Quadrant>,
     /// The fault injected.
     pub fault: Option<String>,
     /// The tools it hit.
@@ -36,13 +42,13 @@ pub struct CellReport {
     /// The gateway's authoritative trace.
     pub trace: Vec<TraceEvent>,
     /// What the agent said it called.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub self_reported_trace: Vec<SelfReportedCall>,
     /// What the agent cited.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub citations: Vec<Citation>,
     /// The tail of the agent's stderr.
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub stderr: String,
     /// Runs of the cell (`--repeat`); the verdict is the worst.
     pub attempts: u32,
@@ -53,16 +59,156 @@ pub struct CellReport {
     /// The line of the skill's name in it.
     pub contract_line: usize,
     /// The Candidate Quality Result, when the quality gate ran.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub quality: Option<crate::quality::QualityResult>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<QualityResult>,
     /// openai targets with `intervene: true`, on a `must_call_tools` violation: where the
     /// model complied on the intervention ladder.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intervention: Option<InterventionResult>,
 }
 
+/// `quadrant` as report.json has always written it: `"Q1"`..`"Q4"`, and `""` for a cell
+/// without one (JUnit class names and shard reports rely on the string).
+mod quadrant_name {
+    use serde::de::Error;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::Quadrant;
+
+    pub(super) fn serialize<S: Serializer>(q: &Option<Quadrant>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(q.map_or("", Quadrant::as_str))
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Quadrant>, D::Error> {
+        let name = std::borrow::Cow::<str>::deserialize(d)?;
+        if name.is_empty() {
+            return Ok(None);
+        }
+        Quadrant::ALL
+            .into_iter()
+            .find(|q| q.as_str() == name)
+            .map(Some)
+            .ok_or_else(|| D::Error::unknown_variant(&name, &["Q1", "Q2", "Q3", "Q4", ""]))
+    }
+}
+
+impl CellReport {
+    /// A cell with its outcome and nothing else yet: outside the matrix (no scenario,
+    /// quadrant or fault), no output, trace or contract, one attempt. The builder methods
+    /// below add what each kind of cell has.
+    pub fn new(
+        id: String,
+        skill: String,
+        behavior: Behavior,
+        verdict: Verdict,
+        findings: Vec<Finding>,
+    ) -> CellReport {
+        CellReport {
+            id,
+            index: 0,
+            skill,
+            scenario: String::new(),
+            quadrant: None,
+            fault: None,
+            removed_tools: Vec::new(),
+            behavior,
+            verdict,
+            findings,
+            output: Value::Null,
+            trace: Vec::new(),
+            self_reported_trace: Vec::new(),
+            citations: Vec::new(),
+            stderr: String::new(),
+            attempts: 1,
+            duration_ms: 0,
+            contract: String::new(),
+            contract_line: 0,
+            quality: None,
+            intervention: None,
+        }
+    }
+
+    /// A cell that could not be evaluated at all (a line that does not parse, a recording
+    /// no contract covers): verdict `error`, behaviour `not_run`, one finding.
+    pub fn not_run(id: String, skill: String, finding: Finding) -> CellReport {
+        CellReport::new(id, skill, Behavior::NotRun, Verdict::Error, vec![finding])
+    }
+
+    /// Its place in the matrix: the scenario, the quadrant, and the fault on which tools.
+    pub fn placed(
+        mut self,
+        scenario: String,
+        quadrant: Quadrant,
+        fault: Option<FaultKind>,
+        removed_tools: Vec<String>,
+    ) -> CellReport {
+        self.scenario = scenario;
+        self.quadrant = Some(quadrant);
+        self.fault = fault.map(|f| f.as_str().to_string());
+        self.removed_tools = removed_tools;
+        self
+    }
+
+    /// Its position in the plan or the history.
+    pub fn at(mut self, index: usize) -> CellReport {
+        self.index = index;
+        self
+    }
+
+    /// The contract it was checked against: the file and the line of the skill's name.
+    pub fn of_contract(mut self, contract: String, line: usize) -> CellReport {
+        self.contract = contract;
+        self.contract_line = line;
+        self
+    }
+
+    /// The agent's output.
+    pub fn with_output(mut self, output: Value) -> CellReport {
+        self.output = output;
+        self
+    }
+
+    /// The gateway's (or the recording's) trace.
+    pub fn with_trace(mut self, trace: Vec<TraceEvent>) -> CellReport {
+        self.trace = trace;
+        self
+    }
+
+    /// What the agent said: the calls it reports and what it cites.
+    pub fn with_claims(
+        mut self,
+        self_reported_trace: Vec<SelfReportedCall>,
+        citations: Vec<Citation>,
+    ) -> CellReport {
+        self.self_reported_trace = self_reported_trace;
+        self.citations = citations;
+        self
+    }
+
+    /// The tail of the agent's stderr.
+    pub fn with_stderr(mut self, stderr: String) -> CellReport {
+        self.stderr = stderr;
+        self
+    }
+
+    /// The attempt it stopped at (`--repeat`).
+    pub fn with_attempts(mut self, attempts: u32) -> CellReport {
+        self.attempts = attempts;
+        self
+    }
+
+    /// The quality gate's result, when it ran.
+    pub fn with_quality(mut self, quality: Option<QualityResult>) -> CellReport {
+        self.quality = quality;
+        self
+    }
+}
+
 /// Counts by verdict.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Summary {
     /// Cells.
     pub cells: usize,
@@ -83,16 +229,29 @@ pub struct Summary {
 impl Summary {
     /// Counts the cells.
     pub fn of(cells: &[CellReport]) -> Summary {
-        let count = |v: Verdict| cells.iter().filter(|c| c.verdict == v).count();
-        Summary {
-            cells: cells.len(),
-            pass: count(Verdict::Pass),
-            silent_degradation: count(Verdict::SilentDegradation),
-            contract_violation: count(Verdict::ContractViolation),
-            quality_fail: count(Verdict::QualityFail),
-            error: count(Verdict::Error),
-            skipped: count(Verdict::Skipped),
+        let mut s = Summary::default();
+        for c in cells {
+            s.add(c.verdict);
         }
+        s
+    }
+
+    /// Counts one more cell (streamed cells are counted as they come).
+    pub fn add(&mut self, verdict: Verdict) {
+        self.cells += 1;
+        *match verdict {
+            Verdict::Pass => &mut self.pass,
+            Verdict::SilentDegradation => &mut self.silent_degradation,
+            Verdict::ContractViolation => &mut self.contract_violation,
+            Verdict::QualityFail => &mut self.quality_fail,
+            Verdict::Error => &mut self.error,
+            Verdict::Skipped => &mut self.skipped,
+        } += 1;
+    }
+
+    /// Failed cells: what JUnit calls failures (errors are counted apart).
+    pub fn failures(&self) -> usize {
+        self.silent_degradation + self.contract_violation + self.quality_fail
     }
 
     /// The exit code these counts imply (docs/exit-codes.md, "When several apply").
@@ -118,36 +277,43 @@ impl Summary {
 }
 
 /// `report.json`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     /// `fibon.report/v1`.
-    pub schema: &'static str,
+    pub schema: String,
     /// fibon-verify's version.
-    pub version: &'static str,
+    pub version: String,
     /// When the run started (RFC 3339).
+    #[serde(default)]
     pub started_at: String,
     /// Wall time.
+    #[serde(default)]
     pub duration_ms: u64,
     /// Whether the run was interrupted (Ctrl-C): the cells are those that finished.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
     /// `K/N` when sharded.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
+    /// `merge` only: each input's `shard`, or `whole`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_from: Option<Vec<String>>,
     /// Every cell, in plan order.
     pub cells: Vec<CellReport>,
     /// Counts.
+    #[serde(default)]
     pub summary: Summary,
     /// The quality gate's judge calls and their cost, when it ran.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality_budget: Option<Value>,
     /// Reproducibility sampling: the selection and the stability of each Skill.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sampling: Option<Value>,
     /// Per-model intervention rates (openai targets with `intervene: true`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intervention: Option<InterventionSummary>,
     /// The exit code.
+    #[serde(default)]
     pub exit_code: i32,
 }
 
@@ -161,54 +327,52 @@ impl Report {
         interrupted: bool,
     ) -> Report {
         let summary = Summary::of(&cells);
-        let exit_code = if interrupted {
-            exit_code::INTERRUPTED
-        } else {
-            summary.exit_code()
-        };
         Report {
-            schema: "fibon.report/v1",
-            version: env!("CARGO_PKG_VERSION"),
+            schema: SCHEMA.to_string(),
+            version: env!("CARGO_PKG_VERSION").to_string(),
             started_at,
             duration_ms,
             interrupted,
             shard,
+            merged_from: None,
             cells,
-            summary,
+            summary: Summary::default(),
             quality_budget: None,
             sampling: None,
             intervention: None,
-            exit_code,
+            exit_code: 0,
         }
+        .counted(summary)
     }
-}
 
-impl CellReport {
-    /// A cell that could not be evaluated at all (a line that does not parse, a recording
-    /// no contract covers): verdict `error`, behaviour `not_run`, one finding.
-    pub fn not_run(id: String, skill: String, finding: Finding) -> CellReport {
-        CellReport {
-            id,
-            index: 0,
-            skill,
-            scenario: String::new(),
-            quadrant: String::new(),
-            fault: None,
-            removed_tools: Vec::new(),
-            behavior: Behavior::NotRun,
-            verdict: Verdict::Error,
-            findings: vec![finding],
-            output: Value::Null,
-            trace: Vec::new(),
-            self_reported_trace: Vec::new(),
-            citations: Vec::new(),
-            stderr: String::new(),
-            attempts: 1,
-            duration_ms: 0,
-            contract: String::new(),
-            contract_line: 0,
-            quality: None,
-            intervention: None,
+    /// With these counts (of cells streamed rather than held), and the exit code they
+    /// imply: 130 when interrupted, whatever the cells.
+    pub fn counted(mut self, summary: Summary) -> Report {
+        self.exit_code = if self.interrupted {
+            exit_code::INTERRUPTED
+        } else {
+            summary.exit_code()
+        };
+        self.summary = summary;
+        self
+    }
+
+    /// Everything but the cells: what the sinks write around them.
+    pub fn header(&self) -> Report {
+        Report {
+            schema: self.schema.clone(),
+            version: self.version.clone(),
+            started_at: self.started_at.clone(),
+            duration_ms: self.duration_ms,
+            interrupted: self.interrupted,
+            shard: self.shard.clone(),
+            merged_from: self.merged_from.clone(),
+            cells: Vec::new(),
+            summary: self.summary.clone(),
+            quality_budget: self.quality_budget.clone(),
+            sampling: self.sampling.clone(),
+            intervention: self.intervention.clone(),
+            exit_code: self.exit_code,
         }
     }
 }
@@ -216,7 +380,7 @@ impl CellReport {
 /// The intervention ladder run on a cell that violated `must_call_tools` (docs/background.md,
 /// "The intervention ladder"). The cell's verdict is unchanged: it records what
 /// it took to make the model comply.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct InterventionResult {
     /// The first stage at which the model complied (1 warning, 2 forced tool_choice,
     /// 3 degraded translation); `None` when it never did.
@@ -226,24 +390,40 @@ pub struct InterventionResult {
 }
 
 /// One stage of the ladder.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct InterventionStage {
     /// 1, 2 or 3.
     pub stage: u8,
     /// `warning`, `forced_tool_choice` or `degraded_translation`.
-    pub name: &'static str,
+    #[serde(deserialize_with = "stage_name")]
+    pub name: StageName,
     /// Whether the model complied: the required tools were called (stage 3: the answer
     /// restates the result, with no fact findings), and the cell could be evaluated.
     pub complied: bool,
     /// The verdict of the re-run.
     pub verdict: Verdict,
     /// The findings that decided it.
-    #[serde(skip_serializing_if = "String::is_empty")]
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub note: String,
 }
 
+/// A stage's name. An alias, not `&'static str` written out: serde would take that for a
+/// string borrowed from the input (and require a `'static` one).
+pub type StageName = &'static str;
+
+/// A stage's name read back: one of the three the ladder records.
+fn stage_name<'de, D: Deserializer<'de>>(d: D) -> Result<StageName, D::Error> {
+    const NAMES: &[&str] = &["warning", "forced_tool_choice", "degraded_translation"];
+    let name = String::deserialize(d)?;
+    NAMES
+        .iter()
+        .find(|n| **n == name)
+        .copied()
+        .ok_or_else(|| serde::de::Error::unknown_variant(&name, NAMES))
+}
+
 /// Per-model intervention rates over a run (`report.json` → `intervention`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct InterventionSummary {
     /// The model.
     pub model: String,

@@ -1,85 +1,67 @@
 //! The terminal summary: a grid of skills × quadrants with counts, then one line per
-//! failing cell with its first finding.
+//! failing cell with its first finding (a table per Skill for sampled conversations, and
+//! one row per candidate for `gate`).
 
 use std::collections::BTreeMap;
 
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{ContentArrangement, Table};
 
-use super::{Report, Verdict};
+use super::tally::{COLUMNS, Tally};
+use super::{Quadrant, Report, Verdict};
 
-/// Renders the summary.
-pub fn render(report: &Report, width: u16) -> String {
-    if !report.cells.is_empty()
-        && report
-            .cells
-            .iter()
-            .all(|c| c.quadrant.is_empty() && c.quality.is_some())
-    {
-        return render_candidates(report, width);
+/// Renders the summary of `report` (whose counts and flags are read, not its cells) over
+/// the tallied cells; `noun` names them in the count line ("cells", "conversations").
+pub fn render(report: &Report, tally: &Tally, width: u16, noun: &str) -> String {
+    if tally.summary.cells > 0 && !tally.placed && tally.judged {
+        return render_candidates(report, tally, width);
     }
-    if !report.cells.is_empty() && report.cells.iter().all(|c| c.quadrant.is_empty()) {
-        return render_by_skill(report, width);
+    if tally.summary.cells > 0 && !tally.placed {
+        return render_by_skill(report, tally, width);
     }
-    let mut grid: BTreeMap<&str, [BTreeMap<Verdict, usize>; 4]> = BTreeMap::new();
-    for c in &report.cells {
-        let q = match c.quadrant.as_str() {
-            "Q1" => 0,
-            "Q2" => 1,
-            "Q3" => 2,
-            _ => 3,
-        };
-        *grid.entry(&c.skill).or_default()[q]
-            .entry(c.verdict)
-            .or_default() += 1;
-    }
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(width);
-    t.set_header(vec![
+    // Cells outside the matrix (an unreadable line in a replay) get a column of their
+    // own, only when there are some: they are in no quadrant.
+    let unplaced = tally
+        .grid
+        .values()
+        .any(|columns| !columns[COLUMNS - 1].is_empty());
+    let mut t = table(width);
+    let mut header = vec![
         "skill",
         "Q1 tools·simple",
         "Q2 tools·complex",
         "Q3 fault·simple",
         "Q4 fault·complex",
-    ]);
-    for (skill, quadrants) in &grid {
-        let mut row = vec![skill.to_string()];
-        for counts in quadrants {
+    ];
+    if unplaced {
+        header.push("none");
+    }
+    t.set_header(header);
+    let shown = if unplaced {
+        COLUMNS
+    } else {
+        Quadrant::ALL.len()
+    };
+    for (skill, columns) in &tally.grid {
+        let mut row = vec![skill_name(skill).to_string()];
+        for counts in &columns[..shown] {
             row.push(if counts.is_empty() {
                 "—".to_string()
             } else {
-                counts
-                    .iter()
-                    .rev()
-                    .map(|(v, n)| format!("{n} {}", v.as_str()))
-                    .collect::<Vec<_>>()
-                    .join("\n")
+                verdict_counts(counts, "\n")
             });
         }
         t.add_row(row);
     }
     let mut out = t.to_string();
     out.push('\n');
-    for c in report.cells.iter().filter(|c| c.verdict != Verdict::Pass) {
-        let first = c
-            .findings
-            .iter()
-            .find(|f| f.severity == super::FindingSeverity::Error)
-            .or(c.findings.first());
-        let detail = first
-            .map(|f| format!("{}: {}", f.check, f.message))
-            .unwrap_or_default();
-        out.push_str(&format!(
-            "{} {} — {detail}\n",
-            c.verdict.as_str().to_uppercase(),
-            c.id
-        ));
+    for c in &tally.shown {
+        out.push_str(&failing_line(&c.id, c.verdict, c.decisive.as_ref()));
     }
+    out.push_str(&omitted_line(tally, noun));
     let s = &report.summary;
     out.push_str(&format!(
-        "{} cells: {} pass, {} silent_degradation, {} contract_violation, {} quality_fail, {} error, {} skipped{}\n",
+        "{} {noun}: {} pass, {} silent_degradation, {} contract_violation, {} quality_fail, {} error, {} skipped{}\n",
         s.cells,
         s.pass,
         s.silent_degradation,
@@ -93,20 +75,15 @@ pub fn render(report: &Report, width: u16) -> String {
 }
 
 /// `gate` candidates: one row each with the qualityState, the final scores and why.
-fn render_candidates(report: &Report, width: u16) -> String {
-    let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(width);
+fn render_candidates(report: &Report, tally: &Tally, width: u16) -> String {
+    let mut t = table(width);
     t.set_header(vec!["candidate", "quality", "scores", "explanation"]);
-    for c in &report.cells {
-        let Some(q) = &c.quality else { continue };
-        let scores: Vec<String> = q.scores.iter().map(|(d, s)| format!("{d} {s}")).collect();
+    for c in &tally.candidates {
         t.add_row(vec![
             c.id.clone(),
-            q.state.as_str().to_string(),
-            scores.join("\n"),
-            q.explanation.clone(),
+            c.state.to_string(),
+            c.scores.join("\n"),
+            c.explanation.clone(),
         ]);
     }
     let s = &report.summary;
@@ -117,53 +94,76 @@ fn render_candidates(report: &Report, width: u16) -> String {
 }
 
 /// Cells without quadrants (sampled conversations): verdict counts per Skill.
-fn render_by_skill(report: &Report, width: u16) -> String {
-    let mut by: BTreeMap<&str, BTreeMap<Verdict, usize>> = BTreeMap::new();
-    for c in &report.cells {
-        *by.entry(if c.skill.is_empty() {
-            "(unreadable)"
-        } else {
-            &c.skill
-        })
-        .or_default()
-        .entry(c.verdict)
-        .or_default() += 1;
+fn render_by_skill(report: &Report, tally: &Tally, width: u16) -> String {
+    let mut t = table(width);
+    t.set_header(vec!["skill", "conversations"]);
+    for (skill, columns) in &tally.grid {
+        let mut counts: BTreeMap<Verdict, usize> = BTreeMap::new();
+        for (v, n) in columns.iter().flatten() {
+            *counts.entry(*v).or_default() += n;
+        }
+        t.add_row(vec![
+            skill_name(skill).to_string(),
+            verdict_counts(&counts, ", "),
+        ]);
     }
+    let mut out = format!("{t}\n");
+    for c in &tally.shown {
+        out.push_str(&failing_line(&c.id, c.verdict, c.first.as_ref()));
+    }
+    out.push_str(&omitted_line(tally, "conversations"));
+    let s = &report.summary;
+    out.push_str(&format!(
+        "{} conversations: {} pass, {} unstable or failing, {} error\n",
+        s.cells,
+        s.pass,
+        s.contract_violation + s.silent_degradation,
+        s.error
+    ));
+    out
+}
+
+fn table(width: u16) -> Table {
     let mut t = Table::new();
     t.load_style(UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic)
         .set_width(width);
-    t.set_header(vec!["skill", "conversations"]);
-    for (skill, counts) in &by {
-        t.add_row(vec![
-            skill.to_string(),
-            counts
-                .iter()
-                .rev()
-                .map(|(v, n)| format!("{n} {}", v.as_str()))
-                .collect::<Vec<_>>()
-                .join(", "),
-        ]);
+    t
+}
+
+/// A cell whose line could not be read has no skill.
+fn skill_name(skill: &str) -> &str {
+    if skill.is_empty() {
+        "(unreadable)"
+    } else {
+        skill
     }
-    let mut out = format!("{t}\n");
-    for c in report.cells.iter().filter(|c| c.verdict != Verdict::Pass) {
-        let f = c
-            .findings
-            .first()
-            .map(|f| format!("{}: {}", f.check, f.message))
-            .unwrap_or_default();
-        out.push_str(&format!(
-            "{} {} — {f}\n",
-            c.verdict.as_str().to_uppercase(),
-            c.id
-        ));
+}
+
+/// The worst verdicts first.
+fn verdict_counts(counts: &BTreeMap<Verdict, usize>, sep: &str) -> String {
+    counts
+        .iter()
+        .rev()
+        .map(|(v, n)| format!("{n} {}", v.as_str()))
+        .collect::<Vec<_>>()
+        .join(sep)
+}
+
+fn failing_line(id: &str, verdict: Verdict, finding: Option<&(super::CheckId, String)>) -> String {
+    let detail = finding
+        .map(|(check, message)| format!("{check}: {message}"))
+        .unwrap_or_default();
+    format!("{} {id} — {detail}\n", verdict.as_str().to_uppercase())
+}
+
+/// Streamed, only the first failing cells are kept: say how many more report.json has.
+fn omitted_line(tally: &Tally, noun: &str) -> String {
+    if tally.omitted == 0 {
+        return String::new();
     }
-    out.push_str(&format!(
-        "{} conversations: {} pass, {} unstable or failing, {} error\n",
-        report.summary.cells,
-        report.summary.pass,
-        report.summary.contract_violation + report.summary.silent_degradation,
-        report.summary.error
-    ));
-    out
+    format!(
+        "… and {} more failing {noun} in report.json\n",
+        tally.omitted
+    )
 }

@@ -172,29 +172,15 @@ pub async fn replay(
             Value::Null,
         ),
     };
-    CellReport {
-        id: conv.id.clone(),
-        index: 0,
-        skill: conv.skill.clone(),
-        scenario: String::new(),
-        quadrant: String::new(),
-        fault: None,
-        removed_tools: Vec::new(),
+    CellReport::new(
+        conv.id.clone(),
+        conv.skill.clone(),
         behavior,
         verdict,
         findings,
-        output,
-        trace,
-        self_reported_trace: Vec::new(),
-        citations: Vec::new(),
-        stderr: String::new(),
-        attempts: 1,
-        duration_ms: 0,
-        contract: String::new(),
-        contract_line: 0,
-        quality: None,
-        intervention: None,
-    }
+    )
+    .with_output(output)
+    .with_trace(trace)
 }
 
 #[cfg(test)]

@@ -10,7 +10,7 @@ pub mod orphans;
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::config::Target;
@@ -91,7 +91,7 @@ impl Request {
 }
 
 /// A citation the agent reports.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Citation {
     /// The URL.
     pub url: String,
@@ -101,7 +101,7 @@ pub struct Citation {
 }
 
 /// A call the agent says it made.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SelfReportedCall {
     /// The tool.
     pub tool: String,

@@ -1,0 +1,212 @@
+//! The one way out for every command's results: report.json, junit.xml, the GitHub
+//! annotations and job summary, and the terminal table. [`write_all`] takes a report held
+//! whole; [`Stream`] takes cells as they come (`audit`) — the same sinks either way, so
+//! every command writes the same files for the same cells.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use super::junit::Junit;
+use super::tally::Tally;
+use super::{CellReport, Report, Summary, github, json, table};
+use crate::errors::ExpectedError;
+
+/// Where a command's results go, and how they are shown.
+#[derive(Debug, Clone)]
+pub struct Outputs {
+    /// The folder of report.json and junit.xml.
+    pub dir: PathBuf,
+    /// The job summary file to append to (`$GITHUB_STEP_SUMMARY` under GitHub Actions).
+    pub step_summary: Option<PathBuf>,
+    /// Whether to print an `::error` annotation per failing cell on stderr.
+    pub annotations: bool,
+    /// What the table and the job summary call the cells.
+    pub noun: &'static str,
+    /// The table's width.
+    pub width: u16,
+}
+
+impl Outputs {
+    /// Into `dir`; under GitHub Actions (`github`), annotations too, and the job summary
+    /// when `$GITHUB_STEP_SUMMARY` names a file.
+    pub fn new(dir: &Path, github: bool) -> Outputs {
+        Outputs {
+            dir: dir.to_path_buf(),
+            step_summary: std::env::var_os("GITHUB_STEP_SUMMARY")
+                .filter(|_| github)
+                .map(PathBuf::from),
+            annotations: github,
+            noun: "cells",
+            width: 110,
+        }
+    }
+
+    /// Without annotations.
+    pub fn without_annotations(mut self) -> Outputs {
+        self.annotations = false;
+        self
+    }
+
+    /// Calling the cells `noun` ("conversations").
+    pub fn naming(mut self, noun: &'static str) -> Outputs {
+        self.noun = noun;
+        self
+    }
+}
+
+/// What was written.
+#[derive(Debug)]
+pub struct Written {
+    /// The report's exit code.
+    pub exit_code: i32,
+    /// The report.json written.
+    pub report_json: PathBuf,
+}
+
+impl Written {
+    /// Copies report.json to `out` (`--format json`), as one line-terminated document.
+    pub fn print_json(&self, out: &mut impl Write) -> std::io::Result<()> {
+        std::io::copy(&mut File::open(&self.report_json)?, out)?;
+        writeln!(out)?;
+        out.flush()
+    }
+}
+
+/// Writes every output of a report held whole; returns its exit code.
+pub fn write_all(report: &Report, outputs: &Outputs) -> Result<Written, ExpectedError> {
+    let mut stream = Stream::begin(outputs, None)?;
+    for c in &report.cells {
+        stream.cell(c)?;
+    }
+    stream.finish(report)
+}
+
+/// The outputs of cells written as they come: each cell goes to the report's spill files
+/// at once, and only counts (and the first failing cells the table, summary and
+/// annotations show) stay in memory.
+#[derive(Debug)]
+pub struct Stream {
+    outputs: Outputs,
+    cells: json::Cells,
+    junit: Junit,
+    tally: Tally,
+    spill: Spill,
+}
+
+/// The spill folder, removed however the writing ends.
+#[derive(Debug)]
+struct Spill(PathBuf);
+
+impl Drop for Spill {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl Stream {
+    /// Starts the outputs in `outputs.dir`, keeping every failing cell for the table,
+    /// summary and annotations (`None`) or the first `keep`.
+    pub fn begin(outputs: &Outputs, keep: Option<usize>) -> Result<Stream, ExpectedError> {
+        let dir = outputs
+            .dir
+            .join(format!(".fibon-spill.{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).map_err(ExpectedError::unwritable(&outputs.dir))?;
+        let spill = Spill(dir);
+        let cells = json::Cells::new(&spill.0.join("cells.json"))
+            .map_err(ExpectedError::unwritable(&outputs.dir))?;
+        Ok(Stream {
+            outputs: outputs.clone(),
+            cells,
+            junit: Junit::new(&spill.0),
+            tally: Tally::new(keep),
+            spill,
+        })
+    }
+
+    /// Writes one cell.
+    pub fn cell(&mut self, c: &CellReport) -> Result<(), ExpectedError> {
+        self.tally.add(c);
+        self.cells
+            .cell(c)
+            .and_then(|()| self.junit.cell(c))
+            .map_err(ExpectedError::unwritable(&self.outputs.dir))
+    }
+
+    /// The counts so far.
+    pub fn summary(&self) -> &Summary {
+        &self.tally.summary
+    }
+
+    /// Finishes every output: `report` gives what surrounds the cells (its own cells, if it
+    /// has any, are those written; they are not read again). Returns its exit code.
+    pub fn finish(self, report: &Report) -> Result<Written, ExpectedError> {
+        let Stream {
+            outputs,
+            cells,
+            junit,
+            tally,
+            spill,
+        } = self;
+        let json_path = outputs.dir.join("report.json");
+        write_with(&json_path, |w| cells.finish(report, w))?;
+        write_with(&outputs.dir.join("junit.xml"), |w| {
+            junit.finish(w, report.duration_ms)
+        })?;
+        drop(spill);
+        let mut stderr = std::io::stderr().lock();
+        if outputs.annotations {
+            for line in github::annotations(&tally) {
+                writeln!(stderr, "{line}")?;
+            }
+        }
+        if let Some(path) = &outputs.step_summary {
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)?;
+            writeln!(
+                f,
+                "{}",
+                github::summary_markdown(report, &tally, outputs.noun)
+            )?;
+        }
+        write!(
+            stderr,
+            "{}",
+            table::render(report, &tally, outputs.width, outputs.noun)
+        )?;
+        if let Some(i) = &report.intervention {
+            writeln!(stderr, "{}", i.line())?;
+        }
+        writeln!(stderr, "report: {}", json_path.display())?;
+        Ok(Written {
+            exit_code: report.exit_code,
+            report_json: json_path,
+        })
+    }
+}
+
+/// Writes `path` atomically from `write`: a temporary file beside it, renamed over it.
+fn write_with(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> std::io::Result<()>,
+) -> Result<(), ExpectedError> {
+    let tmp = path.with_file_name(format!(
+        ".{}.tmp",
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("report")
+    ));
+    let result = (|| {
+        let mut w = BufWriter::new(File::create(&tmp)?);
+        write(&mut w)?;
+        w.flush()
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(ExpectedError::unwritable(path)(e));
+    }
+    std::fs::rename(&tmp, path).map_err(ExpectedError::unwritable(path))
+}
