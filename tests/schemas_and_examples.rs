@@ -225,3 +225,67 @@ fn the_shipped_history_audits_clean() {
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("24 conversations: 24 pass,"), "{stderr}");
 }
+
+fn agent_schema(name: &str) -> serde_json::Value {
+    let path = root().join(format!("schemas/agent-{name}.schema.json"));
+    serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
+}
+
+/// The JSON blocks of docs/agent-protocol.md.
+fn protocol_doc_examples() -> Vec<serde_json::Value> {
+    let doc = std::fs::read_to_string(root().join("docs/agent-protocol.md")).unwrap();
+    doc.split("```json\n")
+        .skip(1)
+        .filter_map(|block| block.split("\n```").next())
+        .map(|json| serde_json::from_str(json).unwrap_or_else(|e| panic!("{e}: {json}")))
+        .collect()
+}
+
+#[test]
+fn the_agent_protocol_schemas_describe_what_the_code_sends_and_the_docs_show() {
+    let request = agent_schema("request");
+    let response = agent_schema("response");
+    for schema in [&request, &response] {
+        jsonschema::meta::validate(schema).unwrap();
+    }
+    let request = jsonschema::validator_for(&request).unwrap();
+    let response = jsonschema::validator_for(&response).unwrap();
+    // What the code sends, with and without a rewrite request.
+    let mut sent = fibon_verify::target::Request {
+        run_id: "run-1".into(),
+        skill: "weather".into(),
+        input: "Which is warmer?".into(),
+        tools_url: "http://127.0.0.1:9/s/a/tools".into(),
+        mcp_url: "http://127.0.0.1:9/s/a/mcp".into(),
+        revise: None,
+        intervention: None,
+    };
+    for revise in [None, Some(("before".to_string(), "cite it".to_string()))] {
+        sent.revise = revise;
+        let wire = sent.to_json();
+        let errors: Vec<String> = request.iter_errors(&wire).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{wire}: {errors:?}");
+    }
+    // A field the schema does not know is drift: the code would send something undocumented.
+    let mut extra = sent.to_json();
+    extra["quadrant"] = "Q3".into();
+    assert!(!request.is_valid(&extra));
+    // Every example in docs/agent-protocol.md is a valid request or response.
+    let examples = protocol_doc_examples();
+    assert!(examples.len() >= 3, "{}", examples.len());
+    for example in &examples {
+        let validator = if example.get("protocol").is_some() {
+            &request
+        } else {
+            &response
+        };
+        let errors: Vec<String> = validator
+            .iter_errors(example)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{example}: {errors:?}");
+    }
+    // A response with none of the protocol's keys is output, not a protocol response.
+    assert!(!response.is_valid(&serde_json::json!({"answer": "42"})));
+    assert!(response.is_valid(&serde_json::json!({"status": "ERROR", "error": "down"})));
+}
