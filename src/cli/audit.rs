@@ -15,7 +15,6 @@ use serde_json::json;
 use super::Globals;
 use crate::diag::Format;
 use crate::errors::ExpectedError;
-use crate::exit_code;
 use crate::matrix;
 use crate::report::{self, CellReport, Summary};
 use crate::vocab::{FindingSeverity, Verdict};
@@ -43,16 +42,9 @@ pub(crate) struct AuditArgs {
 }
 
 pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedError> {
-    let Some((config, project)) = super::load_valid_project(globals)? else {
-        return Ok(exit_code::INVALID_INPUT);
-    };
+    let (config, project) = super::load_valid_project(globals)?;
     let total = super::check_input(&args.history)?;
-    let lexicon = match &config.refusal_lexicon {
-        Some(p) => std::sync::Arc::new(
-            crate::checks::refusal::Lexicon::extended(p).map_err(std::io::Error::other)?,
-        ),
-        None => crate::checks::refusal::Lexicon::builtin(),
-    };
+    let lexicon = super::lexicon(&config)?;
     let dir = args
         .report_dir
         .clone()
@@ -68,6 +60,9 @@ pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedErr
 
     let json_tmp = dir.join(".report.json.tmp");
     let junit_cases = dir.join(".junit-cases.tmp");
+    let report_json = dir.join("report.json");
+    let junit_xml = dir.join("junit.xml");
+    // Every write below is to the report folder: a failure names the file it was for.
     let mut out =
         BufWriter::new(std::fs::File::create(&json_tmp).map_err(ExpectedError::unwritable(&dir))?);
     let mut cases = BufWriter::new(
@@ -77,7 +72,8 @@ pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedErr
         out,
         r#"{{"schema":"fibon.report/v1","version":"{}","started_at":"{started_at}","cells":["#,
         env!("CARGO_PKG_VERSION")
-    )?;
+    )
+    .map_err(ExpectedError::unwritable(&report_json))?;
     let mut counts: BTreeMap<(String, String), BTreeMap<&'static str, usize>> = BTreeMap::new();
     let mut failing: Vec<CellReport> = Vec::new();
     let mut all: Vec<Verdict> = Vec::new();
@@ -112,11 +108,10 @@ pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedErr
             kept.trace.clear();
             failing.push(kept);
         }
-    })
-    .map_err(ExpectedError::unreadable(&args.history))?;
+    })?;
     bar.finish_and_clear();
     if let Some(e) = io_error {
-        return Err(e.into());
+        return Err(ExpectedError::unwritable(&report_json)(e));
     }
     let count = |v: Verdict| all.iter().filter(|x| **x == v).count();
     let summary = Summary {
@@ -130,41 +125,45 @@ pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedErr
     };
     let code = summary.exit_code();
     let duration_ms = start.elapsed().as_millis() as u64;
-    write!(
-        out,
-        r#"],"summary":{},"duration_ms":{duration_ms},"exit_code":{code}}}"#,
-        serde_json::to_string(&summary).expect("serializes")
-    )?;
-    out.flush()?;
+    (|| -> std::io::Result<()> {
+        write!(
+            out,
+            r#"],"summary":{},"duration_ms":{duration_ms},"exit_code":{code}}}"#,
+            serde_json::to_string(&summary).expect("serializes")
+        )?;
+        out.flush()
+    })()
+    .map_err(ExpectedError::unwritable(&report_json))?;
     drop(out);
-    std::fs::rename(&json_tmp, dir.join("report.json"))?;
-    cases.flush()?;
-    drop(cases);
-    let mut junit = BufWriter::new(std::fs::File::create(dir.join(".junit.xml.tmp"))?);
-    let failures = summary.silent_degradation + summary.contract_violation + summary.quality_fail;
-    write!(
-        junit,
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"fibon-verify audit\" tests=\"{}\" failures=\"{failures}\" errors=\"{}\">\n<testsuite name=\"audit\" tests=\"{}\" failures=\"{failures}\" errors=\"{}\">\n",
-        summary.cells, summary.error, summary.cells, summary.error
-    )?;
-    std::io::copy(&mut std::fs::File::open(&junit_cases)?, &mut junit)?;
-    write!(junit, "</testsuite>\n</testsuites>\n")?;
-    junit.flush()?;
-    drop(junit);
-    std::fs::rename(dir.join(".junit.xml.tmp"), dir.join("junit.xml"))?;
+    std::fs::rename(&json_tmp, &report_json).map_err(ExpectedError::unwritable(&report_json))?;
+    let junit_tmp = dir.join(".junit.xml.tmp");
+    (|| -> std::io::Result<()> {
+        cases.flush()?;
+        drop(cases);
+        let mut junit = BufWriter::new(std::fs::File::create(&junit_tmp)?);
+        let failures =
+            summary.silent_degradation + summary.contract_violation + summary.quality_fail;
+        write!(
+            junit,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"fibon-verify audit\" tests=\"{}\" failures=\"{failures}\" errors=\"{}\">\n<testsuite name=\"audit\" tests=\"{}\" failures=\"{failures}\" errors=\"{}\">\n",
+            summary.cells, summary.error, summary.cells, summary.error
+        )?;
+        std::io::copy(&mut std::fs::File::open(&junit_cases)?, &mut junit)?;
+        write!(junit, "</testsuite>\n</testsuites>\n")?;
+        junit.flush()?;
+        drop(junit);
+        std::fs::rename(&junit_tmp, &junit_xml)
+    })()
+    .map_err(ExpectedError::unwritable(&junit_xml))?;
     let _ = std::fs::remove_file(&junit_cases);
 
     let shown = report::Report::new(started_at, duration_ms, failing, None, false);
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = super::stderr();
     if globals.github {
         for line in report::github::annotations(&shown) {
             writeln!(stderr, "{line}")?;
         }
-        if let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY") {
-            let mut f = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(path)?;
+        if std::env::var_os("GITHUB_STEP_SUMMARY").is_some() {
             let mut md = report::github::summary_markdown(&report::Report {
                 summary: summary.clone(),
                 exit_code: code,
@@ -176,7 +175,7 @@ pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedErr
                     summary.cells - summary.pass - SHOWN
                 ));
             }
-            writeln!(f, "{md}")?;
+            super::append_summary(&md)?;
         }
     }
     let mut t = Table::new();
@@ -225,12 +224,10 @@ pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedErr
         summary.error,
         total as f64 / 1e6,
         duration_ms as f64 / 1000.0,
-        dir.join("report.json").display()
+        report_json.display()
     )?;
     if args.format == Format::Json {
-        super::print_line(
-            json!({"summary": summary, "exit_code": code, "report": dir.join("report.json")}),
-        )?;
+        super::print_line(json!({"summary": summary, "exit_code": code, "report": report_json}))?;
     }
     Ok(code)
 }

@@ -1,7 +1,6 @@
 //! `fibon-verify merge REPORT...`: shard reports into one report.json, junit.xml and job
 //! summary, with the exit code a single unsharded run would have given.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use super::Globals;
@@ -30,35 +29,21 @@ pub(crate) fn run(globals: &Globals, args: MergeArgs) -> Result<i32, ExpectedErr
     report::prepare_dir(&args.report_dir)?;
     for path in &args.reports {
         let text = super::read_input(path)?;
-        match serde_json::from_str(&text) {
-            Ok(v) => reports.push((path.display().to_string(), v)),
-            Err(e) => {
-                eprintln!("error: {} cannot be read as JSON: {e}", path.display());
-                return Ok(exit_code::INVALID_INPUT);
-            }
-        }
+        let report = serde_json::from_str(&text).map_err(|e| ExpectedError::InvalidData {
+            path: path.clone(),
+            reason: format!("cannot be read as JSON: {e}"),
+        })?;
+        reports.push((path.display().to_string(), report));
     }
-    let merged = match merge::merge(&reports) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(exit_code::INVALID_INPUT);
-        }
-    };
+    let merged = merge::merge(&reports).map_err(ExpectedError::InvalidShards)?;
     let json = serde_json::to_string_pretty(&merged).expect("serializes");
     report::write_atomic(&args.report_dir.join("report.json"), json.as_bytes())?;
     report::write_atomic(
         &args.report_dir.join("junit.xml"),
         merge::junit(&merged).as_bytes(),
     )?;
-    if globals.github
-        && let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY")
-    {
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)?;
-        writeln!(f, "{}", merge::summary_markdown(&merged))?;
+    if globals.github {
+        super::append_summary(&merge::summary_markdown(&merged))?;
     }
     let s = &merged["summary"];
     eprintln!(
