@@ -436,6 +436,34 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
+        failure: "no quality policy (no --policy, no quality.policy)",
+        setup: |_| {},
+        runs: &[(
+            &["gate", "--candidates", "c.jsonl"],
+            USAGE,
+            "no quality policy",
+        )],
+    },
+    Case {
+        failure: "a policy whose plan reserves more than limit_usd",
+        setup: |p| {
+            let policy = std::fs::read_to_string(p.join("policy.yaml")).unwrap();
+            write(
+                p,
+                "policy.yaml",
+                &policy.replace(
+                    "max_usd_per_call: 0, limit_usd: 0",
+                    "max_usd_per_call: 1, limit_usd: 5",
+                ),
+            );
+        },
+        runs: &[(
+            &["gate", "--candidates", "c.jsonl", "--policy", "policy.yaml"],
+            INVALID_INPUT,
+            "policy.yaml",
+        )],
+    },
+    Case {
         failure: "an invalid --policy",
         setup: |p| {
             write(
