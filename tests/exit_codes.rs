@@ -768,3 +768,44 @@ fn each_failure_exits_with_the_same_code_in_every_command_and_names_its_cause() 
         wrong.join("\n\n")
     );
 }
+
+/// The job summary is an output too: under GitHub Actions, a `GITHUB_STEP_SUMMARY` that
+/// cannot be appended to is named (64) by every command that writes one.
+#[test]
+fn a_job_summary_that_cannot_be_written_is_named() {
+    let runs: &[&[&str]] = &[
+        &["run", "--quadrant", "Q1"],
+        &["audit", "--history", "h.jsonl"],
+        &["sample", "--history", "h.jsonl", "--rate", "1"],
+        &["gate", "--candidates", "c.jsonl", "--policy", "policy.yaml"],
+        &["merge", "out/report.json", "--report-dir", "merged"],
+    ];
+    let mut wrong = Vec::new();
+    for args in runs {
+        let dir = project();
+        folder(dir.path(), "summary.md");
+        if args[0] == "merge" {
+            let out = fibon(dir.path())
+                .args(["audit", "--history", "h.jsonl"])
+                .output()
+                .unwrap();
+            assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+        }
+        let out = fibon(dir.path())
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_STEP_SUMMARY", dir.path().join("summary.md"))
+            .args(*args)
+            .timeout(Duration::from_secs(120))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if code(&out) != USAGE || !stderr.contains("summary.md") {
+            wrong.push(format!(
+                "`fibon-verify {}` exited {}:\n{stderr}",
+                args.join(" "),
+                code(&out)
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+}
