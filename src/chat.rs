@@ -17,27 +17,29 @@ pub struct ChatClient {
 }
 
 /// Why a completion could not be had. Every variant means "could not evaluate".
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ChatError {
+    /// The client cannot be set up: the API key's variable is not set.
+    #[error("the API key variable `{var}` is not set")]
+    NoKey {
+        /// The variable (`api_key_env`).
+        var: String,
+    },
+    /// The client cannot be set up: the HTTP client cannot be built.
+    #[error("cannot build an HTTP client: {0}")]
+    Client(String),
     /// Not reachable (connection refused, DNS, TLS) after the retries.
+    #[error("{0}")]
     Unreachable(String),
     /// 429 or 5xx on every attempt.
+    #[error("{0}")]
     GaveUp(String),
     /// A status that retrying cannot fix (400, 401, 404…).
+    #[error("{0}")]
     Rejected(String),
     /// A 2xx whose body is not a chat completion.
+    #[error("{0}")]
     Malformed(String),
-}
-
-impl std::fmt::Display for ChatError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ChatError::Unreachable(m)
-            | ChatError::GaveUp(m)
-            | ChatError::Rejected(m)
-            | ChatError::Malformed(m) => f.write_str(m),
-        }
-    }
 }
 
 impl ChatClient {
@@ -47,19 +49,18 @@ impl ChatClient {
         base_url: &url::Url,
         api_key_env: Option<&str>,
         timeout: Duration,
-    ) -> Result<ChatClient, String> {
+    ) -> Result<ChatClient, ChatError> {
         let key = match api_key_env {
-            Some(var) => Some(
-                std::env::var(var)
-                    .map_err(|_| format!("the API key variable `{var}` is not set"))?,
-            ),
+            Some(var) => Some(std::env::var(var).map_err(|_| ChatError::NoKey {
+                var: var.to_string(),
+            })?),
             None => None,
         };
         let client = reqwest::Client::builder()
             .timeout(timeout)
             .no_proxy()
             .build()
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| ChatError::Client(e.to_string()))?;
         Ok(ChatClient {
             client,
             url: format!(

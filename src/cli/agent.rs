@@ -2,7 +2,7 @@
 //! examples and for trying fibon-verify out. They read a `fibon.agent/v1` request on stdin
 //! and write the response on stdout.
 
-use std::io::{Read, Write};
+use std::io::Read;
 
 use crate::agent::{self, Mode};
 use crate::errors::ExpectedError;
@@ -22,12 +22,12 @@ pub(crate) fn run(args: AgentArgs) -> Result<i32, ExpectedError> {
         .take(crate::source::MAX_FILE_BYTES)
         .read_to_string(&mut input);
     let Ok(request) = serde_json::from_str::<serde_json::Value>(&input) else {
-        eprintln!("error: stdin is not a fibon.agent/v1 request");
-        return Ok(exit_code::USAGE);
+        return Err(ExpectedError::AgentRequest);
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
-        .build()?;
+        .build()
+        .map_err(ExpectedError::runtime)?;
     let response = runtime.block_on(agent::serve(args.mode, &request));
     let mut out = super::stdout();
     writeln!(out, "{response}")?;

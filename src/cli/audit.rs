@@ -12,7 +12,6 @@ use serde_json::json;
 use super::Globals;
 use crate::diag::Format;
 use crate::errors::ExpectedError;
-use crate::exit_code;
 use crate::matrix;
 use crate::report;
 
@@ -39,16 +38,9 @@ pub(crate) struct AuditArgs {
 }
 
 pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedError> {
-    let Some((config, project)) = super::load_valid_project(globals)? else {
-        return Ok(exit_code::INVALID_INPUT);
-    };
+    let (config, project) = super::load_valid_project(globals)?;
     let total = super::check_input(&args.history)?;
-    let lexicon = match &config.refusal_lexicon {
-        Some(p) => std::sync::Arc::new(
-            crate::checks::refusal::Lexicon::extended(p).map_err(std::io::Error::other)?,
-        ),
-        None => crate::checks::refusal::Lexicon::builtin(),
-    };
+    let lexicon = super::lexicon(&config)?;
     let dir = args
         .report_dir
         .clone()
@@ -77,8 +69,7 @@ pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedErr
         {
             error = Some(e);
         }
-    })
-    .map_err(ExpectedError::unreadable(&args.history))?;
+    })?;
     bar.finish_and_clear();
     if let Some(e) = error {
         return Err(e);

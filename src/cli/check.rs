@@ -1,7 +1,6 @@
 //! `fibon-verify check [PATH...]`: loads contracts, scenarios and the config, and reports
 //! every problem in every file — rendered, as JSON, and as GitHub annotations.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use super::Globals;
@@ -27,12 +26,7 @@ pub(crate) struct CheckArgs {
 
 pub(crate) fn run(globals: &Globals, args: CheckArgs) -> Result<i32, ExpectedError> {
     let loaded = if args.paths.is_empty() {
-        if !globals.config.is_file() {
-            return Err(ExpectedError::ConfigNotFound {
-                path: globals.config.clone(),
-            });
-        }
-        project::load_config(&globals.config)
+        project::load_config(super::require_config(globals)?)
     } else {
         if let Some(missing) = args.paths.iter().find(|p| !p.exists()) {
             return Err(ExpectedError::PathNotFound {
@@ -44,7 +38,7 @@ pub(crate) fn run(globals: &Globals, args: CheckArgs) -> Result<i32, ExpectedErr
     let diags = &loaded.diagnostics;
     let (errors, warnings) = diag::render::counts(diags);
     let failed = errors > 0 || (args.deny_warnings && warnings > 0);
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = super::stderr();
     if globals.github {
         for d in diags {
             writeln!(stderr, "{}", diag::render_github(d))?;

@@ -52,46 +52,29 @@ pub(crate) struct GateArgs {
 pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedError> {
     crate::report::prepare_dir(&args.report_dir)?;
     if let Some(path) = &args.experiment {
-        return experiment(globals, &args, path);
+        return experiment(&args, path);
     }
-    let loaded = match &args.policy {
-        Some(p) => {
-            if !p.is_file() {
-                return Err(ExpectedError::PathNotFound { path: p.clone() });
-            }
-            crate::project::load_paths(std::slice::from_ref(p))
-        }
-        None if globals.config.is_file() => crate::project::load_config(&globals.config),
+    let (policy, policy_path) = match &args.policy {
+        Some(p) => (policy_file(p)?, p.clone()),
         None => {
-            return Err(ExpectedError::ConfigNotFound {
-                path: globals.config.clone(),
-            });
+            let (config, project) = super::load_valid_project(globals)?;
+            let path = config
+                .quality_policy
+                .unwrap_or_else(|| globals.config.clone());
+            (project.policy, path)
         }
     };
-    if loaded.has_errors() {
-        let mut stderr = std::io::stderr().lock();
-        for d in loaded.diagnostics.iter().filter(|d| d.is_error()) {
-            std::io::Write::write_all(
-                &mut stderr,
-                crate::diag::render_human(d, globals.color, 100).as_bytes(),
-            )?;
-        }
-        return Ok(exit_code::INVALID_INPUT);
-    }
-    let Some(policy) = loaded.project.policy else {
-        eprintln!(
-            "error: no quality policy: pass --policy FILE or set `quality: {{policy: FILE}}` in {}",
-            globals.config.display()
-        );
-        return Ok(exit_code::USAGE);
+    let Some(policy) = policy else {
+        return Err(ExpectedError::NoPolicy {
+            config: globals.config.clone(),
+        });
     };
     if policy.budget.reservation() > policy.budget.limit_usd {
-        eprintln!(
-            "error: the plan reserves ${:.2}, over the budget's limit ${:.2}; nothing was judged",
-            policy.budget.reservation(),
-            policy.budget.limit_usd
-        );
-        return Ok(exit_code::INVALID_INPUT);
+        return Err(ExpectedError::OverBudget {
+            policy: policy_path,
+            reserved: policy.budget.reservation(),
+            limit: policy.budget.limit_usd,
+        });
     }
     let candidates_path = args
         .candidates
@@ -132,17 +115,15 @@ pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedErro
         parsed.push(c);
     }
     if !duplicates.is_empty() {
-        for d in &duplicates {
-            eprint!("{}", crate::diag::render_human(d, globals.color, 100));
-        }
-        return Ok(exit_code::INVALID_INPUT);
+        return Err(ExpectedError::InvalidFile {
+            path: candidates_path,
+            diagnostics: duplicates,
+        });
     }
     let started_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let start = Instant::now();
     let ledger = Ledger::default();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let runtime = super::runtime()?;
     let mut cells: Vec<CellReport> = runtime.block_on(async {
         let mut out = Vec::new();
         for p in parsed {
@@ -203,6 +184,26 @@ pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedErro
     Ok(written.exit_code)
 }
 
+/// The quality policy of `--policy`: exit 64 naming it when it cannot be read, 65 with its
+/// errors when it is invalid. `None` when the file is not a policy.
+fn policy_file(path: &std::path::Path) -> Result<Option<quality::Policy>, ExpectedError> {
+    // Read here too, so that a file that cannot be read is refused as every input named
+    // on the command line is (64), not reported as a diagnostic.
+    super::read_input(path)?;
+    let loaded = crate::project::load_paths(std::slice::from_ref(&path.to_path_buf()));
+    if loaded.has_errors() {
+        return Err(ExpectedError::InvalidFile {
+            path: path.to_path_buf(),
+            diagnostics: loaded
+                .diagnostics
+                .into_iter()
+                .filter(|d| d.is_error())
+                .collect(),
+        });
+    }
+    Ok(loaded.project.policy)
+}
+
 fn candidate(line_no: usize, line: &str) -> Result<Candidate, Box<CellReport>> {
     let bad = |why: String| {
         Box::new(CellReport::not_run(
@@ -241,37 +242,24 @@ fn candidate(line_no: usize, line: &str) -> Result<Candidate, Box<CellReport>> {
 }
 
 /// `gate --experiment`: Gate A, then Gate B.
-fn experiment(
-    globals: &Globals,
-    args: &GateArgs,
-    path: &std::path::Path,
-) -> Result<i32, ExpectedError> {
+fn experiment(args: &GateArgs, path: &std::path::Path) -> Result<i32, ExpectedError> {
     let text = super::read_input(path)?;
     let policy = match &args.policy {
-        Some(p) => {
-            let loaded = crate::project::load_paths(std::slice::from_ref(p));
-            if loaded.has_errors() {
-                for d in loaded.diagnostics.iter().filter(|d| d.is_error()) {
-                    eprint!("{}", crate::diag::render_human(d, globals.color, 100));
-                }
-                return Ok(exit_code::INVALID_INPUT);
-            }
-            loaded.project.policy
-        }
+        Some(p) => policy_file(p)?,
         None => None,
     };
     // The document for the lines of what is wrong; the typed read keeps what JSON cannot
     // hold (YAML's .nan and .inf), so that it is refused rather than turned into null.
     let file = Arc::new(SourceFile::from_text(path, text));
-    let refuse = |diags: &[Diagnostic]| {
-        for d in diags {
-            eprint!("{}", crate::diag::render_human(d, globals.color, 100));
-        }
-        Ok(exit_code::INVALID_INPUT)
+    let refuse = |diagnostics: Vec<Diagnostic>| {
+        Err(ExpectedError::InvalidFile {
+            path: path.to_path_buf(),
+            diagnostics,
+        })
     };
     let (doc, mut diags) = match Document::parse(Arc::clone(&file)) {
         Ok(parsed) => parsed,
-        Err(d) => return refuse(&[*d]),
+        Err(d) => return refuse(vec![*d]),
     };
     let exp: quality::experiment::Experiment = match serde_yaml::from_str(&file.text) {
         Ok(e) => e,
@@ -282,7 +270,7 @@ fn experiment(
                     .at(&file, at..at, "here")
                     .with_help("an experiment has `experiment`, `scenario_classes` and `samples` (README, \"Gate A and Gate B\")"),
             );
-            return refuse(&diags);
+            return refuse(diags);
         }
     };
     let scale = policy
@@ -301,24 +289,21 @@ fn experiment(
     ));
     if diags.iter().any(Diagnostic::is_error) {
         crate::diag::sort(&mut diags);
-        return refuse(&diags);
+        return refuse(diags);
     }
     let ledger = Ledger::default();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    let report = match runtime.block_on(quality::experiment::evaluate(
-        &exp,
-        policy.as_ref(),
-        &ledger,
-        args.seed,
-    )) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {}: {e}", path.display());
-            return Ok(exit_code::INVALID_INPUT);
-        }
-    };
+    let runtime = super::runtime()?;
+    let report = runtime
+        .block_on(quality::experiment::evaluate(
+            &exp,
+            policy.as_ref(),
+            &ledger,
+            args.seed,
+        ))
+        .map_err(|e| ExpectedError::InvalidData {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
     let json = serde_json::to_string_pretty(&report).expect("serializes");
     crate::report::write_atomic(&args.report_dir.join("experiment.json"), json.as_bytes())?;
     eprintln!(

@@ -3,7 +3,6 @@
 //! given, prints its REST and MCP URLs, serves until Ctrl-C, then writes the trace — so a
 //! user can point any MCP client at it and see what their agent would see.
 
-use std::io::Write;
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -11,13 +10,12 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::Globals;
-use crate::diag::{self, did_you_mean};
+use crate::diag::did_you_mean;
 use crate::errors::ExpectedError;
 use crate::exit_code;
 use crate::gateway::{
     Fault, FaultPlan, Gateway, GatewayOptions, NotFoundStyle, SessionSpec, Upstreams,
 };
-use crate::project;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct GatewayArgs {
@@ -56,62 +54,35 @@ fn parse_fault(s: &str) -> Result<(String, Fault), String> {
 }
 
 pub(crate) fn run(globals: &Globals, args: GatewayArgs) -> Result<i32, ExpectedError> {
-    if !globals.config.is_file() {
-        return Err(ExpectedError::ConfigNotFound {
-            path: globals.config.clone(),
-        });
-    }
-    let loaded = project::load_config(&globals.config);
-    if loaded.has_errors() {
-        let mut stderr = std::io::stderr().lock();
-        for d in loaded.diagnostics.iter().filter(|d| d.is_error()) {
-            write!(stderr, "{}", diag::render_human(d, globals.color, 100))?;
-        }
-        return Ok(exit_code::INVALID_INPUT);
-    }
+    let (_, project) = super::load_valid_project(globals)?;
     if let Some(path) = &args.trace_out {
         // Found out now, not after a session that cannot be kept.
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-        if path.is_dir() || dir.is_some_and(|d| !d.is_dir()) {
-            return Err(ExpectedError::Unwritable {
-                path: path.clone(),
-                reason: if path.is_dir() {
-                    "it is a folder".into()
-                } else {
-                    "its folder does not exist".into()
-                },
-            });
-        }
+        super::check_output_file(path)?;
     }
-    let project = loaded.project;
     let Some(scenario) = project.scenarios.iter().find(|s| s.id == args.scenario) else {
         let ids: Vec<&str> = project.scenarios.iter().map(|s| s.id.as_str()).collect();
-        let hint = did_you_mean(&args.scenario, ids.iter().copied())
-            .map(|h| format!("did you mean `{h}`? "))
-            .unwrap_or_default();
-        eprintln!(
-            "error: no scenario `{}`\n  help: {hint}scenarios: {}",
-            args.scenario,
-            ids.join(", ")
-        );
-        return Ok(exit_code::USAGE);
+        return Err(ExpectedError::Unknown {
+            what: "scenario",
+            value: args.scenario.clone(),
+            within: None,
+            suggestion: did_you_mean(&args.scenario, ids.iter().copied()).map(String::from),
+            known: ids.iter().map(|s| s.to_string()).collect(),
+        });
     };
     let config = project
         .config
         .clone()
         .unwrap_or_else(|| unreachable!("a valid project has a config"));
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let runtime = super::runtime()?;
     runtime.block_on(async {
         // The address first: a port in use must not wait for upstream servers to start.
         let addr = SocketAddr::new(args.bind, args.port);
         let listener = tokio::net::TcpListener::bind(addr).await.map_err(ExpectedError::listen(addr, true))?;
         let upstreams = Upstreams::connect(&config.platform.mcp_servers, Duration::from_secs(30)).await;
-        let unreachable: Vec<String> = upstreams
+        let unreachable: Vec<(String, String)> = upstreams
             .servers()
             .iter()
-            .filter_map(|s| s.error.as_ref().map(|e| format!("{}: {e}", s.name)))
+            .filter_map(|s| s.error.as_ref().map(|e| (s.name.clone(), e.clone())))
             .collect();
         let options = GatewayOptions {
             bind: addr,
@@ -139,21 +110,23 @@ pub(crate) fn run(globals: &Globals, args: GatewayArgs) -> Result<i32, ExpectedE
         let catalog = handle.session().catalog();
         // A fault on a tool nobody serves injects nothing: a typo must not pass for a test.
         let unknown: Vec<&String> = args.faults.iter().map(|(t, _)| t).filter(|t| !catalog.tools.contains_key(*t)).collect();
-        if !unknown.is_empty() {
-            for tool in unknown {
-                let hint = did_you_mean(tool, catalog.tools.keys().map(String::as_str))
-                    .map(|h| format!("did you mean `{h}`? "))
-                    .unwrap_or_default();
-                let served: Vec<&str> = catalog.tools.keys().map(String::as_str).collect();
-                eprintln!("error: --fault on `{tool}`, which this session does not serve\n  help: {hint}tools: {}", if served.is_empty() { "none".into() } else { served.join(", ") });
+        if let Some((last, others)) = unknown.split_last() {
+            let unserved = |tool: &String| ExpectedError::UnservedFault {
+                tool: tool.clone(),
+                suggestion: did_you_mean(tool, catalog.tools.keys().map(String::as_str)).map(String::from),
+                served: catalog.tools.keys().cloned().collect(),
+            };
+            for tool in others {
+                super::render(&unserved(tool), globals.color);
             }
+            let refused = unserved(last);
             drop(handle);
             drop(gateway);
             upstreams.close().await;
-            return Ok(exit_code::USAGE);
+            return Err(refused);
         }
         {
-            let mut err = std::io::stderr().lock();
+            let mut err = super::stderr();
             writeln!(err, "gateway for scenario `{}` (skill `{}`)", scenario.id, scenario.skill)?;
             writeln!(err, "REST  {}", handle.tools_url())?;
             writeln!(err, "MCP   {}", handle.mcp_url())?;
@@ -189,8 +162,7 @@ pub(crate) fn run(globals: &Globals, args: GatewayArgs) -> Result<i32, ExpectedE
         }
         upstreams.close().await;
         if !unreachable.is_empty() {
-            eprintln!("error: upstream servers unavailable: {}", unreachable.join("; "));
-            return Ok(exit_code::UNAVAILABLE);
+            return Err(ExpectedError::ServersDown { servers: unreachable, before_cells: false });
         }
         Ok(exit_code::SUCCESS)
     })

@@ -33,62 +33,38 @@ pub(crate) struct InitArgs {
 pub(crate) fn run(globals: &Globals, args: InitArgs) -> Result<i32, ExpectedError> {
     let drafted = match (&args.from_mcp, &args.from_skill) {
         (Some(name), _) => {
-            if !globals.config.is_file() {
-                return Err(ExpectedError::ConfigNotFound {
-                    path: globals.config.clone(),
-                });
-            }
-            let loaded = project::load_config(&globals.config);
+            let loaded = project::load_config(super::require_config(globals)?);
             let servers = loaded
                 .project
                 .config
                 .map(|c| c.platform.mcp_servers)
                 .unwrap_or_default();
             let Some(server) = servers.iter().find(|s| &s.name == name) else {
-                let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
-                eprintln!(
-                    "error: no MCP server `{name}` in platform.mcp_servers of {}",
-                    globals.config.display()
-                );
-                eprintln!(
-                    "  help: servers: {}",
-                    if names.is_empty() {
-                        "none".into()
-                    } else {
-                        names.join(", ")
-                    }
-                );
-                return Ok(exit_code::USAGE);
+                return Err(ExpectedError::Unknown {
+                    what: "MCP server",
+                    value: name.clone(),
+                    within: Some(format!(
+                        "platform.mcp_servers of {}",
+                        globals.config.display()
+                    )),
+                    suggestion: None,
+                    known: servers.iter().map(|s| s.name.clone()).collect(),
+                });
             };
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .build()?;
-            match runtime.block_on(draft::from_mcp(server, Duration::from_secs(30))) {
-                Ok(d) => d,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return Ok(exit_code::UNAVAILABLE);
-                }
-            }
+            let runtime = super::runtime()?;
+            runtime.block_on(draft::from_mcp(server, Duration::from_secs(30)))?
         }
-        (None, Some(path)) => match draft::from_skill(path) {
-            Ok(d) => d,
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(exit_code::INVALID_INPUT);
-            }
-        },
+        (None, Some(path)) => {
+            super::check_input(path)?;
+            draft::from_skill(path)?
+        }
         (None, None) => unreachable!("clap requires one of --from-mcp and --from-skill"),
     };
     let out = args
         .out
         .unwrap_or_else(|| PathBuf::from("contracts").join(format!("{}.yaml", drafted.skill)));
     if out.exists() && !args.force {
-        eprintln!(
-            "error: {} already exists\n  help: pass --force to overwrite it, or --out PATH",
-            out.display()
-        );
-        return Ok(exit_code::USAGE);
+        return Err(ExpectedError::Exists { path: out });
     }
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(ExpectedError::unwritable(dir))?;

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use super::Globals;
 use crate::diag::Format;
 use crate::errors::ExpectedError;
-use crate::exit_code;
 use crate::report::{self, Outputs, merge};
 
 #[derive(Debug, clap::Args)]
@@ -30,22 +29,12 @@ pub(crate) fn run(globals: &Globals, args: MergeArgs) -> Result<i32, ExpectedErr
     for path in &args.reports {
         let text = super::read_input(path)?;
         let name = path.display().to_string();
-        match merge::read(&name, &text) {
-            Ok(r) => reports.push((name, r)),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(exit_code::INVALID_INPUT);
-            }
-        }
+        // The reason names the shard.
+        let report = merge::read(&name, &text).map_err(ExpectedError::InvalidShards)?;
+        reports.push((name, report));
     }
     let count = reports.len();
-    let merged = match merge::merge(reports) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(exit_code::INVALID_INPUT);
-        }
-    };
+    let merged = merge::merge(reports).map_err(ExpectedError::InvalidShards)?;
     eprintln!("merged {count} reports");
     // The shard runs annotated their failing cells already: once is enough.
     let outputs = Outputs::new(&args.report_dir, globals.github).without_annotations();

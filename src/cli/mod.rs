@@ -101,6 +101,17 @@ pub(crate) struct Globals {
     pub(crate) github: bool,
 }
 
+/// The config of `--config`, for a command that needs one: exit 64 when there is no
+/// file there.
+pub(crate) fn require_config(globals: &Globals) -> Result<&std::path::Path, ExpectedError> {
+    if !globals.config.is_file() {
+        return Err(ExpectedError::ConfigNotFound {
+            path: globals.config.clone(),
+        });
+    }
+    Ok(&globals.config)
+}
+
 /// Reads a whole input file named on the command line: exit 64 naming the path when it
 /// does not exist or cannot be read as text (a folder, a device, too large, not UTF-8).
 pub(crate) fn read_input(path: &std::path::Path) -> Result<String, ExpectedError> {
@@ -128,6 +139,97 @@ pub(crate) fn check_input(path: &std::path::Path) -> Result<u64, ExpectedError> 
             path: path.to_path_buf(),
             reason,
         })
+}
+
+/// Checks, before any work whose result it is to keep, that an output file named on the
+/// command line can be written: exit 64 naming it when it is a folder, its folder does
+/// not exist, or that folder cannot be written.
+pub(crate) fn check_output_file(path: &std::path::Path) -> Result<(), ExpectedError> {
+    let unwritable = |reason: &str| ExpectedError::Unwritable {
+        path: path.to_path_buf(),
+        reason: reason.to_string(),
+    };
+    if path.is_dir() {
+        return Err(unwritable("it is a folder"));
+    }
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(std::path::Path::new("."));
+    if !dir.is_dir() {
+        return Err(unwritable("its folder does not exist"));
+    }
+    let probe = dir.join(format!(".fibon-write-check.{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(ExpectedError::unwritable(path))?;
+    let _ = std::fs::remove_file(probe);
+    Ok(())
+}
+
+/// The refusal lexicon of the config: the built-in one, extended by
+/// `checks.refusal_lexicon` (exit 65 naming the file if it cannot be used).
+pub(crate) fn lexicon(
+    config: &crate::config::Config,
+) -> Result<std::sync::Arc<crate::checks::refusal::Lexicon>, ExpectedError> {
+    match &config.refusal_lexicon {
+        Some(path) => crate::checks::refusal::Lexicon::extended(path)
+            .map(std::sync::Arc::new)
+            .map_err(|reason| ExpectedError::Lexicon {
+                path: path.clone(),
+                reason,
+            }),
+        None => Ok(crate::checks::refusal::Lexicon::builtin()),
+    }
+}
+
+/// A history that cannot be read is named, with why (exit 64).
+impl From<crate::history::HistoryError> for ExpectedError {
+    fn from(e: crate::history::HistoryError) -> ExpectedError {
+        ExpectedError::Unreadable {
+            path: e.path().to_path_buf(),
+            reason: e.reason(),
+        }
+    }
+}
+
+/// `init`: a server that cannot be reached is 69, a SKILL.md that cannot be read 64, one
+/// without usable frontmatter 65.
+impl From<crate::probe::draft::DraftError> for ExpectedError {
+    fn from(e: crate::probe::draft::DraftError) -> ExpectedError {
+        use crate::probe::draft::DraftError;
+        match e {
+            DraftError::Server { server, reason } => ExpectedError::ServersDown {
+                servers: vec![(server, reason)],
+                before_cells: false,
+            },
+            DraftError::Unreadable { path, reason } => ExpectedError::Unreadable { path, reason },
+            DraftError::Frontmatter { path, reason } => ExpectedError::InvalidData { path, reason },
+        }
+    }
+}
+
+/// A new async runtime for a command.
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, ExpectedError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(ExpectedError::runtime)
+}
+
+/// Prints an error the one way every command does: the diagnostics it carries, then
+/// `error: …`, `  help: …` and what was not done. Writing to stderr cannot fail here in a
+/// way worth reporting.
+pub(crate) fn render(err: &ExpectedError, color: bool) {
+    let mut stderr = std::io::stderr().lock();
+    for d in err.diagnostics() {
+        let _ = write!(stderr, "{}", crate::diag::render_human(d, color, 100));
+    }
+    let _ = writeln!(stderr, "error: {err}");
+    if let Some(help) = err.help() {
+        let _ = writeln!(stderr, "  help: {help}");
+    }
+    if let Some(note) = err.note() {
+        let _ = writeln!(stderr, "{note}");
+    }
 }
 
 /// Says which processes the agents left running were killed at the end (see
@@ -199,48 +301,49 @@ pub fn main_impl() -> i32 {
     match result {
         Ok(code) => code,
         Err(err) => {
-            let mut stderr = std::io::stderr().lock();
-            let _ = writeln!(stderr, "error: {err}");
-            if let Some(help) = err.help() {
-                let _ = writeln!(stderr, "  help: {help}");
-            }
+            render(&err, globals.color);
             err.exit_code()
         }
     }
 }
 
-/// Loads the project of `--config` for a command that needs it valid: on errors, prints
-/// them and returns `None` (the caller exits 65).
+/// Loads the project of `--config` for a command that needs it valid: exit 64 when there
+/// is no config, 65 with its errors when it is invalid.
 pub(crate) fn load_valid_project(
     globals: &Globals,
-) -> Result<Option<(crate::config::Config, crate::project::Project)>, ExpectedError> {
-    if !globals.config.is_file() {
-        return Err(ExpectedError::ConfigNotFound {
-            path: globals.config.clone(),
-        });
-    }
-    let loaded = crate::project::load_config(&globals.config);
+) -> Result<(crate::config::Config, crate::project::Project), ExpectedError> {
+    let loaded = crate::project::load_config(require_config(globals)?);
     if loaded.has_errors() {
-        let mut stderr = std::io::stderr().lock();
-        for d in loaded.diagnostics.iter().filter(|d| d.is_error()) {
-            write!(
-                stderr,
-                "{}",
-                crate::diag::render_human(d, globals.color, 100)
-            )?;
-        }
-        writeln!(
-            stderr,
-            "error: the project is invalid; `fibon-verify check` shows every problem"
-        )?;
-        return Ok(None);
+        return Err(ExpectedError::InvalidProject {
+            diagnostics: loaded
+                .diagnostics
+                .into_iter()
+                .filter(|d| d.is_error())
+                .collect(),
+        });
     }
     let config = loaded
         .project
         .config
         .clone()
         .expect("a valid project has its config");
-    Ok(Some((config, loaded.project)))
+    Ok((config, loaded.project))
+}
+
+/// Standard error, for a command's human output: `write!` to it fails with
+/// [`ExpectedError::Stream`].
+pub(crate) struct Stderr(std::io::StderrLock<'static>);
+
+/// [`Stderr`], locked.
+pub(crate) fn stderr() -> Stderr {
+    Stderr(std::io::stderr().lock())
+}
+
+impl Stderr {
+    /// For `write!` and `writeln!`.
+    pub(crate) fn write_fmt(&mut self, args: std::fmt::Arguments<'_>) -> Result<(), ExpectedError> {
+        self.0.write_fmt(args).map_err(ExpectedError::Stream)
+    }
 }
 
 /// Standard output for a command's results. A reader that goes away early (`| head`) is
@@ -261,13 +364,24 @@ pub(crate) fn stdout() -> Stdout {
 }
 
 /// Prints one line (a JSON document, say) to [`stdout`] and flushes it.
-pub(crate) fn print_line(line: impl std::fmt::Display) -> std::io::Result<()> {
+pub(crate) fn print_line(line: impl std::fmt::Display) -> Result<(), ExpectedError> {
     let mut out = stdout();
     writeln!(out, "{line}")?;
     out.flush()
 }
 
 impl Stdout {
+    /// For `write!` and `writeln!`: a failure (other than the reader going away) is
+    /// [`ExpectedError::Stream`].
+    pub(crate) fn write_fmt(&mut self, args: std::fmt::Arguments<'_>) -> Result<(), ExpectedError> {
+        Write::write_fmt(self, args).map_err(ExpectedError::Stream)
+    }
+
+    /// Flushes what was written, as [`Write::flush`] does.
+    pub(crate) fn flush(&mut self) -> Result<(), ExpectedError> {
+        Write::flush(self).map_err(ExpectedError::Stream)
+    }
+
     fn absorb(&mut self, result: std::io::Result<()>) -> std::io::Result<()> {
         match result {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {

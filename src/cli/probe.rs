@@ -2,14 +2,12 @@
 //! tools against `fibon.lock`. Exit 4 when a critical Skill is unavailable or the lock
 //! drifted, 69 when a server cannot be reached at all.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
 use super::Globals;
 use crate::diag::Format;
 use crate::errors::ExpectedError;
-use crate::exit_code;
 use crate::probe::{self, ProbeOptions};
 
 #[derive(Debug, clap::Args)]
@@ -40,9 +38,7 @@ pub(crate) struct ProbeArgs {
 }
 
 pub(crate) fn run(globals: &Globals, args: ProbeArgs) -> Result<i32, ExpectedError> {
-    let Some((config, project)) = super::load_valid_project(globals)? else {
-        return Ok(exit_code::INVALID_INPUT);
-    };
+    let (config, project) = super::load_valid_project(globals)?;
     let lock_path = args.lock.unwrap_or_else(|| {
         let dir = globals
             .config
@@ -51,6 +47,10 @@ pub(crate) fn run(globals: &Globals, args: ProbeArgs) -> Result<i32, ExpectedErr
             .unwrap_or_default();
         dir.join("fibon.lock")
     });
+    if args.update_lock {
+        // Found out now, not after probing every server.
+        super::check_output_file(&lock_path)?;
+    }
     let options = ProbeOptions {
         server_timeout: args.server_timeout,
         network_timeout: args.network_timeout,
@@ -58,11 +58,9 @@ pub(crate) fn run(globals: &Globals, args: ProbeArgs) -> Result<i32, ExpectedErr
         update_lock: args.update_lock,
         allow_drift: args.allow_drift,
     };
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let runtime = super::runtime()?;
     let report = runtime.block_on(probe::probe(&config, &project.contracts, &options));
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = super::stderr();
     if globals.github {
         for line in probe::report::render_github(&report) {
             writeln!(stderr, "{line}")?;

@@ -1,7 +1,7 @@
 //! `fibon-verify run`: the four-quadrant matrix end to end — plan, gateway, target, checks,
 //! reports — and the exit code CI branches on.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -9,7 +9,6 @@ use super::Globals;
 use crate::contract::FaultKind;
 use crate::diag::Format;
 use crate::errors::ExpectedError;
-use crate::exit_code;
 use crate::gateway::{Catalog, Gateway, GatewayOptions, Upstreams};
 use crate::matrix::{self, Filters, Quadrant, RunOptions, Shard};
 use crate::probe::{LockFile, lock};
@@ -65,43 +64,12 @@ pub(crate) struct RunArgs {
 }
 
 pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError> {
-    let loaded = {
-        if !globals.config.is_file() {
-            return Err(ExpectedError::ConfigNotFound {
-                path: globals.config.clone(),
-            });
-        }
-        crate::project::load_config(&globals.config)
-    };
-    if loaded.has_errors() {
-        let mut stderr = std::io::stderr().lock();
-        for d in loaded.diagnostics.iter().filter(|d| d.is_error()) {
-            write!(
-                stderr,
-                "{}",
-                crate::diag::render_human(d, globals.color, 100)
-            )?;
-        }
-        writeln!(
-            stderr,
-            "error: the project is invalid; `fibon-verify check` shows every problem"
-        )?;
-        return Ok(exit_code::INVALID_INPUT);
-    }
-    let project = loaded.project;
-    let config = project
-        .config
-        .clone()
-        .expect("a valid project has its config");
+    let (config, project) = super::load_valid_project(globals)?;
     let Some(target) = config.target.clone() else {
-        eprintln!(
-            "error: {} has no `target:` — the system to run the matrix against",
-            globals.config.display()
-        );
-        eprintln!(
-            "  help: add `target: {{kind: command, command: [\"python3\", \"agent.py\"]}}` (see the README)"
-        );
-        return Ok(exit_code::USAGE);
+        return Err(ExpectedError::NoTarget {
+            config: globals.config.clone(),
+            purpose: "— the system to run the matrix against",
+        });
     };
     let filters = Filters {
         skills: args.skill,
@@ -112,16 +80,7 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
     let cells = matrix::plan(&project, &filters, args.shard);
     let report_dir = args.report_dir.unwrap_or_else(|| config.report_dir.clone());
     report::prepare_dir(&report_dir)?;
-    let lexicon = match &config.refusal_lexicon {
-        Some(path) => match crate::checks::refusal::Lexicon::extended(path) {
-            Ok(l) => std::sync::Arc::new(l),
-            Err(e) => {
-                eprintln!("error: {e}");
-                return Ok(exit_code::INVALID_INPUT);
-            }
-        },
-        None => crate::checks::refusal::Lexicon::builtin(),
-    };
+    let lexicon = super::lexicon(&config)?;
     let options = RunOptions {
         lexicon,
         refusal_judge: config.refusal_judge.clone(),
@@ -140,8 +99,7 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
     let start = Instant::now();
     if let crate::config::Target::Replay { history } = &target {
         // Recorded conversations: nothing is invoked, no gateway is needed.
-        let mut cells = matrix::replay(&project, history, &options.lexicon)
-            .map_err(ExpectedError::unreadable(history))?;
+        let mut cells = matrix::replay(&project, history, &options.lexicon)?;
         cells.retain(|c| {
             (filters.skills.is_empty() || filters.skills.contains(&c.skill))
                 && args.shard.is_none_or(|s| s.takes(&c.id))
@@ -156,44 +114,73 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
         return write(globals, &report, &report_dir, args.format);
     }
     crate::target::orphans::adopt();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let runtime = super::runtime()?;
     let outcome = runtime.block_on(async {
-        let upstreams = Upstreams::connect(&config.platform.mcp_servers, Duration::from_secs(30)).await;
+        let upstreams =
+            Upstreams::connect(&config.platform.mcp_servers, Duration::from_secs(30)).await;
         // Before any cell: a platform server that is down would pass for a removed tool in
         // every cell, and drifted tools make every verdict suspect. Drift (exit 4) ranks
         // above an unreachable server (69), so the lock is compared first.
-        let down: Vec<_> = upstreams.servers().iter().filter(|s| s.client().is_none()).cloned().collect();
+        let down: Vec<_> = upstreams
+            .servers()
+            .iter()
+            .filter(|s| s.client().is_none())
+            .cloned()
+            .collect();
         let down_names: Vec<String> = down.iter().map(|s| s.name.clone()).collect();
-        for s in &down {
-            eprintln!("error: MCP server `{}` could not be reached: {}", s.name, s.error.as_deref().unwrap_or("no reason given"));
-        }
-        let lock_path = globals.config.parent().map(PathBuf::from).unwrap_or_default().join("fibon.lock");
+        let down_servers: Vec<(String, String)> = down
+            .iter()
+            .map(|s| {
+                (
+                    s.name.clone(),
+                    s.error.clone().unwrap_or_else(|| "no reason given".into()),
+                )
+            })
+            .collect();
+        let down = (!down.is_empty()).then(|| ExpectedError::ServersDown {
+            servers: down_servers.clone(),
+            before_cells: true,
+        });
+        let lock_path = globals
+            .config
+            .parent()
+            .map(PathBuf::from)
+            .unwrap_or_default()
+            .join("fibon.lock");
         let mut refused = None;
-        if !config.platform.mcp_servers.is_empty() && lock_path.is_file() {
-            let current = LockFile::from_catalog(&Catalog::build(&indexmap::IndexMap::new(), &upstreams), &upstreams);
+        // A lockfile that is there but cannot be read (a folder, say) fails, as in `probe`.
+        if !config.platform.mcp_servers.is_empty() && lock_path.exists() {
+            let current = LockFile::from_catalog(
+                &Catalog::build(&indexmap::IndexMap::new(), &upstreams),
+                &upstreams,
+            );
             let lock = lock::compare(&lock_path, &current, &down_names, false, args.allow_drift);
             if lock.failing() {
-                match &lock.error {
-                    Some(why) => eprintln!("error: {why}"),
-                    None => eprintln!("error: {} drifted", lock_path.display()),
+                if down.is_some() {
+                    // Said too, though the drift (exit 4) is what ends the run.
+                    super::render(
+                        &ExpectedError::ServersDown {
+                            servers: down_servers.clone(),
+                            before_cells: false,
+                        },
+                        globals.color,
+                    );
                 }
-                for c in lock.changes.iter().filter(|c| c.failing) {
-                    eprintln!("  {}", c.detail);
-                }
-                eprintln!("  help: review with `fibon-verify probe`, then `probe --update-lock`, or pass --allow-drift");
-                refused = Some(exit_code::PROBE_FAILED);
+                refused = Some(ExpectedError::LockFailed {
+                    path: lock_path.clone(),
+                    reason: lock.error.clone(),
+                    changes: lock
+                        .changes
+                        .iter()
+                        .filter(|c| c.failing)
+                        .map(|c| c.detail.clone())
+                        .collect(),
+                });
             }
         }
-        if refused.is_none() && !down.is_empty() {
-            eprintln!("  help: its tools would look removed to every cell; check with `fibon-verify probe`");
-            refused = Some(exit_code::UNAVAILABLE);
-        }
-        if let Some(code) = refused {
-            eprintln!("no cell was run");
+        if let Some(refused) = refused.or(down) {
             upstreams.close().await;
-            return Ok::<_, ExpectedError>(Err(code));
+            return Err(refused);
         }
         let gateway_options = GatewayOptions {
             timeout_fault_delay: config.matrix.timeout_fault_delay,
@@ -201,14 +188,18 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
             ..GatewayOptions::default()
         };
         let addr = gateway_options.bind;
-        let gateway = match Gateway::start(gateway_options, std::sync::Arc::clone(&upstreams)).await {
+        let gateway = match Gateway::start(gateway_options, std::sync::Arc::clone(&upstreams)).await
+        {
             Ok(gateway) => gateway,
             Err(e) => {
                 upstreams.close().await;
                 return Err(ExpectedError::listen(addr, false)(e));
             }
         };
-        let show = report::progress::should_show(std::io::stderr().is_terminal(), std::env::var("CI").ok().as_deref());
+        let show = report::progress::should_show(
+            std::io::stderr().is_terminal(),
+            std::env::var("CI").ok().as_deref(),
+        );
         let bar = report::progress::bar(cells.len() as u64, show);
         let on_done = |c: &report::CellReport| {
             bar.inc(1);
@@ -217,17 +208,17 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
             }
         };
         let cancel = super::interrupted();
-        let result = matrix::run_cells(&project, &target, &gateway, &cells, &options, &on_done, cancel).await;
+        let result = matrix::run_cells(
+            &project, &target, &gateway, &cells, &options, &on_done, cancel,
+        )
+        .await;
         bar.finish_and_clear();
         drop(gateway);
         upstreams.close().await;
-        Ok(Ok(result))
+        Ok(result)
     });
     super::report_strays(crate::target::orphans::reap());
-    let (mut cell_reports, interrupted) = match outcome? {
-        Ok(result) => result,
-        Err(code) => return Ok(code),
-    };
+    let (mut cell_reports, interrupted) = outcome?;
     let budget = options.quality.as_ref().map(|(policy, seed, ledger)| {
         let (calls, cost, reached) = ledger.totals();
         // No judge could be reached at all: nothing was judged (fail closed, exit 69).

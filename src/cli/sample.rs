@@ -4,7 +4,7 @@
 //! exceeds `--max-instability`.
 
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -73,24 +73,23 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
             {
                 result = writeln!(out, "{}", c.id);
             }
-        })
-        .map_err(ExpectedError::unreadable(&args.history))?;
+        })?;
         result?;
         return Ok(exit_code::SUCCESS);
     }
-    let Some((config, project)) = super::load_valid_project(globals)? else {
-        return Ok(exit_code::INVALID_INPUT);
-    };
+    let (config, project) = super::load_valid_project(globals)?;
     let Some(target) = config.target.clone() else {
-        eprintln!(
-            "error: {} has no `target:` to replay the conversations against",
-            globals.config.display()
-        );
-        return Ok(exit_code::USAGE);
+        return Err(ExpectedError::NoTarget {
+            config: globals.config.clone(),
+            purpose: "to replay the conversations against",
+        });
     };
     if matches!(target, crate::config::Target::Replay { .. }) {
-        eprintln!("error: `sample` replays against a `command`, `http` or `openai` target");
-        return Ok(exit_code::USAGE);
+        return Err(ExpectedError::TargetKind {
+            config: globals.config.clone(),
+            kind: "replay",
+            why: "`sample` replays against a `command`, `http` or `openai` target",
+        });
     }
     let jobs = args.jobs.unwrap_or(config.matrix.jobs).max(1) as usize;
     let dir = args
@@ -106,9 +105,7 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
     );
     let bar = report::progress::bar(total, show);
     crate::target::orphans::adopt();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
+    let runtime = super::runtime()?;
     let replayed =
         runtime.block_on(async {
             let options = GatewayOptions {
@@ -178,10 +175,9 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
                     () = &mut stop => return Ok::<_, ExpectedError>((cells, None)),
                 }
             }
-            let lines = reader
-                .await
-                .map_err(std::io::Error::other)?
-                .map_err(ExpectedError::unreadable(&args.history))?;
+            let lines = reader.await.map_err(|e| {
+                ExpectedError::Internal(format!("the history reader failed: {e}"))
+            })??;
             Ok((cells, Some(lines)))
         });
     let interrupted = matches!(replayed, Ok((_, None)));
@@ -250,7 +246,7 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
     if args.format == Format::Json {
         written.print_json(&mut super::stdout())?;
     }
-    let mut err = std::io::stderr().lock();
+    let mut err = super::stderr();
     for (s, (n, u, _)) in &skills {
         let flag = if exceeded.contains(&s) {
             "  UNSTABLE: lock it and alert an admin"

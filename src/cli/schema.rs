@@ -1,8 +1,6 @@
 //! `fibon-verify schema KIND`: prints the JSON Schema of contracts, scenarios or the
 //! config — the same schema `check` validates with, and `schemas/*.json` commits.
 
-use std::io::Write;
-
 use crate::errors::ExpectedError;
 use crate::exit_code;
 use crate::schema::FileKind;

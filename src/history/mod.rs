@@ -99,6 +99,46 @@ pub enum Item {
     },
 }
 
+/// Why a history cannot be read. Lines that cannot be used are not errors: they are
+/// [`Item::Bad`]s, and reading goes on.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    /// It is not a regular file (a folder, a FIFO that would block, a device that never
+    /// ends), or it is not there: refused before it is opened.
+    #[error("cannot read {}: {reason}", path.display())]
+    NotRegular {
+        /// The history.
+        path: std::path::PathBuf,
+        /// Why, for a person.
+        reason: String,
+    },
+    /// Opening or reading it failed.
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The history.
+        path: std::path::PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+impl HistoryError {
+    /// The history.
+    pub fn path(&self) -> &Path {
+        match self {
+            HistoryError::NotRegular { path, .. } | HistoryError::Io { path, .. } => path,
+        }
+    }
+
+    /// Why it cannot be read, for a person.
+    pub fn reason(&self) -> String {
+        match self {
+            HistoryError::NotRegular { reason, .. } => reason.clone(),
+            HistoryError::Io { source, .. } => source.to_string(),
+        }
+    }
+}
+
 /// The longest history line read: 16 MiB. A longer line is an [`Item::Bad`], skipped
 /// without being stored, so one runaway line cannot exhaust memory.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -109,9 +149,19 @@ pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// UTF-8, is over [`MAX_LINE_BYTES`] or does not parse is an [`Item::Bad`] and the lines
 /// after it are still read; anything but a regular file (a folder, a FIFO that would
 /// block, a device that never ends) is refused before it is opened.
-pub fn stream(path: &Path, mut each: impl FnMut(Item, u64)) -> std::io::Result<usize> {
-    crate::source::regular_file(path)
-        .map_err(|why| std::io::Error::new(std::io::ErrorKind::InvalidInput, why))?;
+pub fn stream(path: &Path, each: impl FnMut(Item, u64)) -> Result<usize, HistoryError> {
+    crate::source::regular_file(path).map_err(|reason| HistoryError::NotRegular {
+        path: path.to_path_buf(),
+        reason,
+    })?;
+    read(path, each).map_err(|source| HistoryError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// [`stream`], once the history is known to be a regular file.
+fn read(path: &Path, mut each: impl FnMut(Item, u64)) -> std::io::Result<usize> {
     if let Some(doc) = whole_document(path)? {
         let size = std::fs::metadata(path)?.len();
         conversations_from_otlp(&doc)

@@ -24,7 +24,7 @@ pub fn replay(
     project: &Project,
     history: &Path,
     lexicon: &Lexicon,
-) -> std::io::Result<Vec<CellReport>> {
+) -> Result<Vec<CellReport>, crate::history::HistoryError> {
     let mut cells = Vec::new();
     crate::history::stream(history, |item, _| {
         let mut cell = check_item(project, item, lexicon);

@@ -9,6 +9,35 @@ use serde_json::Value;
 use crate::config::McpServer;
 use crate::mcp::McpClient;
 
+/// Why no draft could be written. Each names the server or the file.
+#[derive(Debug, thiserror::Error)]
+pub enum DraftError {
+    /// The MCP server could not be connected to, or would not list its tools.
+    #[error("server `{server}`: {reason}")]
+    Server {
+        /// The server's configured name.
+        server: String,
+        /// What failed, for a person.
+        reason: String,
+    },
+    /// The SKILL.md cannot be read as text.
+    #[error("cannot read {}: {reason}", path.display())]
+    Unreadable {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why, for a person.
+        reason: String,
+    },
+    /// The SKILL.md has no usable frontmatter.
+    #[error("{}: {reason}", path.display())]
+    Frontmatter {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What is wrong with it, for a person.
+        reason: String,
+    },
+}
+
 /// A draft contract, as YAML text with comments.
 #[derive(Debug)]
 pub struct Draft {
@@ -19,14 +48,21 @@ pub struct Draft {
 }
 
 /// A draft for the tools of one MCP server.
-pub async fn from_mcp(server: &McpServer, timeout: std::time::Duration) -> Result<Draft, String> {
+pub async fn from_mcp(
+    server: &McpServer,
+    timeout: std::time::Duration,
+) -> Result<Draft, DraftError> {
+    let failed = |reason: String| DraftError::Server {
+        server: server.name.clone(),
+        reason,
+    };
     let client = McpClient::connect(&crate::gateway::endpoint(&server.transport), timeout)
         .await
-        .map_err(|e| format!("server `{}`: {e}", server.name))?;
+        .map_err(|e| failed(e.to_string()))?;
     let tools = client
         .list_tools()
         .await
-        .map_err(|e| format!("server `{}`: tools/list failed: {e}", server.name));
+        .map_err(|e| failed(format!("tools/list failed: {e}")));
     let identity = client.identity().clone();
     client.close().await;
     let tools = tools?;
@@ -73,21 +109,25 @@ pub async fn from_mcp(server: &McpServer, timeout: std::time::Duration) -> Resul
 
 /// A draft from an Agent Skill's `SKILL.md` (YAML frontmatter: name, description,
 /// allowed-tools).
-pub fn from_skill(path: &Path) -> Result<Draft, String> {
-    let text = crate::source::read_text(path, crate::source::MAX_FILE_BYTES)
-        .map_err(|why| format!("cannot read {}: {why}", path.display()))?;
-    let front = frontmatter(&text).ok_or_else(|| {
-        format!(
-            "{} has no YAML frontmatter between `---` lines",
-            path.display()
-        )
+pub fn from_skill(path: &Path) -> Result<Draft, DraftError> {
+    let text = crate::source::read_text(path, crate::source::MAX_FILE_BYTES).map_err(|reason| {
+        DraftError::Unreadable {
+            path: path.to_path_buf(),
+            reason,
+        }
     })?;
-    let meta: Value = serde_yaml::from_str(front)
-        .map_err(|e| format!("{}: invalid frontmatter: {e}", path.display()))?;
+    let bad = |reason: String| DraftError::Frontmatter {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let front =
+        frontmatter(&text).ok_or_else(|| bad("no YAML frontmatter between `---` lines".into()))?;
+    let meta: Value =
+        serde_yaml::from_str(front).map_err(|e| bad(format!("invalid frontmatter: {e}")))?;
     let name = meta
         .get("name")
         .and_then(Value::as_str)
-        .ok_or_else(|| format!("{}: the frontmatter has no `name`", path.display()))?;
+        .ok_or_else(|| bad("the frontmatter has no `name`".into()))?;
     let tools: Vec<String> = match meta.get("allowed-tools") {
         Some(Value::String(s)) => s
             .split([',', ' '])
@@ -187,6 +227,11 @@ mod tests {
         assert_eq!(d.skill, "pdf-review");
         assert!(d.yaml.contains("tools: [\"Read\", \"Bash\"]"), "{}", d.yaml);
         std::fs::write(&p, "no frontmatter").unwrap();
-        assert!(from_skill(&p).unwrap_err().contains("no YAML frontmatter"));
+        assert!(
+            from_skill(&p)
+                .unwrap_err()
+                .to_string()
+                .contains("no YAML frontmatter")
+        );
     }
 }

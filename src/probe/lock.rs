@@ -14,6 +14,44 @@ use crate::gateway::{Catalog, Source, Upstreams};
 /// The lockfile's format version.
 pub const LOCK_VERSION: u32 = 1;
 
+/// Why a lockfile cannot be used. Each names the file; a probe (and `run`) fails on any
+/// of them (exit 4), even with `--allow-drift`.
+#[derive(Debug, thiserror::Error)]
+pub enum LockError {
+    /// It cannot be read as text (a folder, a device, too large, not UTF-8).
+    #[error("cannot read {}: {reason}", path.display())]
+    Unreadable {
+        /// The lockfile.
+        path: PathBuf,
+        /// Why, for a person.
+        reason: String,
+    },
+    /// It is not a lockfile: not JSON, or keys it may not have.
+    #[error("{} is not a valid lockfile: {source}", path.display())]
+    Invalid {
+        /// The lockfile.
+        path: PathBuf,
+        /// What is wrong.
+        source: serde_json::Error,
+    },
+    /// A format version this build does not read.
+    #[error("{} is lockfile version {found}; this fibon-verify reads version {LOCK_VERSION}", path.display())]
+    Version {
+        /// The lockfile.
+        path: PathBuf,
+        /// Its version.
+        found: u32,
+    },
+    /// Writing it failed.
+    #[error("cannot write {}: {source}", path.display())]
+    Unwritable {
+        /// The lockfile.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
 /// One locked tool.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -80,30 +118,40 @@ impl LockFile {
     }
 
     /// Reads a lockfile.
-    pub fn read(path: &Path) -> Result<Option<LockFile>, String> {
+    pub fn read(path: &Path) -> Result<Option<LockFile>, LockError> {
         if !path.exists() {
             return Ok(None);
         }
-        let text = crate::source::read_text(path, crate::source::MAX_FILE_BYTES)
-            .map_err(|why| format!("cannot read {}: {why}", path.display()))?;
-        let lock: LockFile = serde_json::from_str(&text)
-            .map_err(|e| format!("{} is not a valid lockfile: {e}", path.display()))?;
+        let text =
+            crate::source::read_text(path, crate::source::MAX_FILE_BYTES).map_err(|reason| {
+                LockError::Unreadable {
+                    path: path.to_path_buf(),
+                    reason,
+                }
+            })?;
+        let lock: LockFile = serde_json::from_str(&text).map_err(|source| LockError::Invalid {
+            path: path.to_path_buf(),
+            source,
+        })?;
         if lock.version != LOCK_VERSION {
-            return Err(format!(
-                "{} is lockfile version {}; this fibon-verify reads version {LOCK_VERSION}",
-                path.display(),
-                lock.version
-            ));
+            return Err(LockError::Version {
+                path: path.to_path_buf(),
+                found: lock.version,
+            });
         }
         Ok(Some(lock))
     }
 
     /// Writes it atomically (a temp file renamed over the old one).
-    pub fn write(&self, path: &Path) -> std::io::Result<()> {
+    pub fn write(&self, path: &Path) -> Result<(), LockError> {
         let tmp = path.with_extension("lock.tmp");
         let text = serde_json::to_string_pretty(self).expect("serializes") + "\n";
-        std::fs::write(&tmp, text)?;
-        std::fs::rename(&tmp, path)
+        std::fs::write(&tmp, text)
+            .and_then(|()| std::fs::rename(&tmp, path))
+            .map_err(|source| LockError::Unwritable {
+                path: path.to_path_buf(),
+                source,
+            })
     }
 }
 
@@ -189,7 +237,7 @@ pub fn compare(
         Ok(l) => l,
         Err(e) => {
             report.status = LockStatus::Unusable;
-            report.error = Some(e);
+            report.error = Some(e.to_string());
             if !update {
                 return report;
             }
@@ -234,7 +282,7 @@ pub fn compare(
             }
             Err(e) => {
                 report.status = LockStatus::Unusable;
-                report.error = Some(format!("cannot write {}: {e}", path.display()));
+                report.error = Some(e.to_string());
             }
         }
     }

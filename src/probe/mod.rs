@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
-pub use lock::{LockChange, LockFile, LockReport, LockStatus};
+pub use lock::{LockChange, LockError, LockFile, LockReport, LockStatus};
 pub use preconditions::{Availability, SkillReport, Unmet};
 
 use crate::config::Config;

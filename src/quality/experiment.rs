@@ -364,6 +364,31 @@ fn number(x: f64) -> String {
     }
 }
 
+/// Why an experiment cannot be evaluated: what [`validate`] does not catch. Each is bad
+/// data in the experiment file (exit 65).
+#[derive(Debug, thiserror::Error)]
+pub enum ExperimentError {
+    /// No `scenario_classes`.
+    #[error("the experiment must pre-register its `scenario_classes`")]
+    NoScenarioClasses,
+    /// An arm to judge from its text, and no policy to judge it with.
+    #[error("sample `{sample}` arm {arm} has text but no policy was given to judge it (--policy)")]
+    NoPolicy {
+        /// The sample's id.
+        sample: String,
+        /// The arm.
+        arm: String,
+    },
+    /// An arm with nothing to score.
+    #[error("sample `{sample}` arm {arm} has neither `text` nor `scores`")]
+    EmptyArm {
+        /// The sample's id.
+        sample: String,
+        /// The arm.
+        arm: String,
+    },
+}
+
 /// Judges the arms given as text (blind, through the policy) and applies Gate A, then B.
 /// The experiment is expected to have passed [`validate`].
 pub async fn evaluate(
@@ -371,9 +396,9 @@ pub async fn evaluate(
     policy: Option<&Policy>,
     ledger: &Ledger,
     seed: u64,
-) -> Result<ExperimentReport, String> {
+) -> Result<ExperimentReport, ExperimentError> {
     let classes: Vec<String> = if exp.scenario_classes.is_empty() {
-        return Err("the experiment must pre-register its `scenario_classes`".into());
+        return Err(ExperimentError::NoScenarioClasses);
     } else {
         exp.scenario_classes.clone()
     };
@@ -420,16 +445,16 @@ pub async fn evaluate(
                     finals
                 }
                 (None, Some(_), None) => {
-                    return Err(format!(
-                        "sample `{}` arm {name} has text but no policy was given to judge it (--policy)",
-                        s.id
-                    ));
+                    return Err(ExperimentError::NoPolicy {
+                        sample: s.id.clone(),
+                        arm: name.clone(),
+                    });
                 }
                 (None, None, _) => {
-                    return Err(format!(
-                        "sample `{}` arm {name} has neither `text` nor `scores`",
-                        s.id
-                    ));
+                    return Err(ExperimentError::EmptyArm {
+                        sample: s.id.clone(),
+                        arm: name.clone(),
+                    });
                 }
             };
             scores

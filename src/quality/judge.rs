@@ -198,7 +198,8 @@ async fn openai(
     timeout: Duration,
     request: &Value,
 ) -> Result<Value, String> {
-    let client = crate::chat::ChatClient::new(base_url, api_key_env, timeout)?;
+    let client =
+        crate::chat::ChatClient::new(base_url, api_key_env, timeout).map_err(|e| e.to_string())?;
     let body = json!({
         "model": model,
         "temperature": 0,

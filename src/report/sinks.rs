@@ -66,10 +66,13 @@ pub struct Written {
 
 impl Written {
     /// Copies report.json to `out` (`--format json`), as one line-terminated document.
-    pub fn print_json(&self, out: &mut impl Write) -> std::io::Result<()> {
-        std::io::copy(&mut File::open(&self.report_json)?, out)?;
-        writeln!(out)?;
-        out.flush()
+    pub fn print_json(&self, out: &mut impl Write) -> Result<(), ExpectedError> {
+        File::open(&self.report_json)
+            .and_then(|mut f| std::io::copy(&mut f, out))
+            .map_err(ExpectedError::unwritable(&self.report_json))?;
+        writeln!(out)
+            .and_then(|()| out.flush())
+            .map_err(ExpectedError::Stream)
     }
 }
 
@@ -155,32 +158,37 @@ impl Stream {
             junit.finish(w, report.duration_ms)
         })?;
         drop(spill);
+        // The terminal's own stream failing is no fault of the user's (exit 70).
         let mut stderr = std::io::stderr().lock();
+        let mut say =
+            |text: std::fmt::Arguments<'_>| stderr.write_fmt(text).map_err(ExpectedError::Stream);
         if outputs.annotations {
             for line in github::annotations(&tally) {
-                writeln!(stderr, "{line}")?;
+                say(format_args!("{line}\n"))?;
             }
         }
         if let Some(path) = &outputs.step_summary {
-            let mut f = std::fs::OpenOptions::new()
+            std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
-                .open(path)?;
-            writeln!(
-                f,
-                "{}",
-                github::summary_markdown(report, &tally, outputs.noun)
-            )?;
+                .open(path)
+                .and_then(|mut f| {
+                    writeln!(
+                        f,
+                        "{}",
+                        github::summary_markdown(report, &tally, outputs.noun)
+                    )
+                })
+                .map_err(ExpectedError::unwritable(path))?;
         }
-        write!(
-            stderr,
+        say(format_args!(
             "{}",
             table::render(report, &tally, outputs.width, outputs.noun)
-        )?;
+        ))?;
         if let Some(i) = &report.intervention {
-            writeln!(stderr, "{}", i.line())?;
+            say(format_args!("{}\n", i.line()))?;
         }
-        writeln!(stderr, "report: {}", json_path.display())?;
+        say(format_args!("report: {}\n", json_path.display()))?;
         Ok(Written {
             exit_code: report.exit_code,
             report_json: json_path,

@@ -40,7 +40,11 @@ pub(super) struct ModelSpec<'a> {
 pub(super) async fn invoke(spec: &ModelSpec<'_>, request: &Request, limits: Limits) -> Invocation {
     let chat = match ChatClient::new(spec.base_url, spec.api_key_env, spec.timeout) {
         Ok(c) => c,
-        Err(reason) => return Invocation::Failed { reason },
+        Err(e) => {
+            return Invocation::Failed {
+                reason: e.to_string(),
+            };
+        }
     };
     let tools = match reqwest::Client::builder()
         .timeout(spec.timeout)
