@@ -519,11 +519,11 @@ const CASES: &[Case] = &[
         ],
     },
     Case {
-        failure: "--skill or --scenario that selects nothing",
+        failure: "--skill or --scenario that names nothing",
         setup: |_| {},
         runs: &[
-            (&["run", "--skill", "nope"], NO_CELLS, "0 cells"),
-            (&["run", "--scenario", "nope"], NO_CELLS, "0 cells"),
+            (&["run", "--skill", "nope"], USAGE, "no skill `nope`"),
+            (&["run", "--scenario", "nope"], USAGE, "no scenario `nope`"),
             (
                 &["audit", "--history", "h.jsonl", "--skill", "nope"],
                 NO_CELLS,

@@ -188,3 +188,51 @@ fn the_gateway_command_names_an_address_it_cannot_listen_on() {
     }
     drop(taken);
 }
+
+#[test]
+fn a_signal_during_serve_for_still_writes_the_trace() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let trace_out = dir.path().join("trace.json");
+    for signal in [
+        nix::sys::signal::Signal::SIGTERM,
+        nix::sys::signal::Signal::SIGINT,
+    ] {
+        let _ = std::fs::remove_file(&trace_out);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_fibon-verify"))
+            .current_dir(common::root())
+            .args(["gateway", "--scenario", "fetch-anthropic-models-simple"])
+            .args(["--serve-for", "60s", "--trace-out"])
+            .arg(&trace_out)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The URL line says the session is up; one call makes the trace worth keeping.
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        let urls: Value = serde_json::from_str(&first).unwrap();
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        rt.block_on(rest_call(
+            urls["tools_url"].as_str().unwrap(),
+            "read_page",
+            json!({"url": "https://docs.anthropic.com/en/docs/about-claude/models"}),
+        ));
+        let t = std::time::Instant::now();
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(t.elapsed() < std::time::Duration::from_secs(10), "{signal}");
+        assert_eq!(
+            out.status.code(),
+            Some(fibon_verify::exit_code::INTERRUPTED),
+            "{signal}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let trace: Value =
+            serde_json::from_str(&std::fs::read_to_string(&trace_out).unwrap()).unwrap();
+        assert_eq!(trace["events"][0]["tool"], "read_page", "{signal}");
+    }
+}

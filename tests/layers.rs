@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 /// Bottom to top; a module may use the modules of lower ranks.
 const LAYERS: &[(&str, &[&str])] = &[
     ("vocabulary", &["vocab", "exit_code", "text"]),
-    ("errors and diagnostics", &["errors", "diag"]),
+    ("diagnostics", &["diag"]),
+    ("user errors", &["errors"]),
     ("sources", &["source"]),
     ("schemas", &["schema"]),
     ("contracts", &["contract"]),

@@ -465,16 +465,14 @@ fn filters_shards_and_repeat() {
             "search_docs/search-docs-simple/Q3/EMPTY_RESULT"
         ]
     );
-    let (code, _, _) = run_json(
-        &root(),
-        &[
-            "--skill",
-            "nope",
-            "--report-dir",
-            "target/fibon-test-filter",
-        ],
-    );
-    assert_eq!(code, exit_code::NO_CELLS);
+    // A filter that selects nothing runs nothing (a typo is an error: see
+    // a_filter_typo_is_named_with_did_you_mean_and_an_empty_selection_keeps_the_last_report).
+    let nothing = fibon(&root())
+        .args(["run", "--skill", "search_docs", "--fault", "LATENCY"])
+        .args(["--report-dir", "target/fibon-test-filter"])
+        .output()
+        .unwrap();
+    assert_eq!(common::code(&nothing), exit_code::NO_CELLS);
     let (_, whole, _) = run_json(
         &root(),
         &[
@@ -584,6 +582,33 @@ fn reports_are_projections_of_report_json() {
     assert!(
         !dir.path().join(".report.json.tmp").exists(),
         "written atomically, no leftovers"
+    );
+}
+
+#[test]
+fn a_filter_typo_is_named_with_did_you_mean_and_an_empty_selection_keeps_the_last_report() {
+    let dir = project(&python("print('the answer is 42')"), "TOOL_NOT_FOUND");
+    fibon(dir.path()).arg("run").output().unwrap();
+    let before = std::fs::read_to_string(dir.path().join("out/report.json")).unwrap();
+    let typo = fibon(dir.path())
+        .args(["run", "--scenario", "lookup-simpel"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&typo.stderr);
+    assert_eq!(code(&typo), exit_code::USAGE, "{stderr}");
+    assert!(stderr.contains("no scenario `lookup-simpel`"), "{stderr}");
+    assert!(stderr.contains("did you mean `lookup-simple`"), "{stderr}");
+    // Valid filters that select no cell: exit 5, and the last report is left alone.
+    let none = fibon(dir.path())
+        .args(["run", "--quadrant", "Q3", "--fault", "TIMEOUT"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&none.stderr);
+    assert_eq!(code(&none), exit_code::NO_CELLS, "{stderr}");
+    assert!(stderr.contains("0 cells selected"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out/report.json")).unwrap(),
+        before
     );
 }
 

@@ -285,6 +285,15 @@ fn the_agent_protocol_schemas_describe_what_the_code_sends_and_the_docs_show() {
             .collect();
         assert!(errors.is_empty(), "{example}: {errors:?}");
     }
+    // `fibon-verify schema agent-request|agent-response` prints the committed files.
+    for name in ["request", "response"] {
+        let out = common::fibon(&root())
+            .args(["schema", &format!("agent-{name}")])
+            .output()
+            .unwrap();
+        let printed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(printed, agent_schema(name), "agent-{name}");
+    }
     // A response with none of the protocol's keys is output, not a protocol response.
     assert!(!response.is_valid(&serde_json::json!({"answer": "42"})));
     assert!(response.is_valid(&serde_json::json!({"status": "ERROR", "error": "down"})));

@@ -44,7 +44,8 @@ pub(crate) struct GatewayArgs {
     #[arg(long, value_name = "FILE")]
     trace_out: Option<PathBuf>,
 
-    /// Stop after this long instead of waiting for Ctrl-C (such as `30s`).
+    /// Stop after this long instead of waiting for Ctrl-C (such as `30s`); Ctrl-C or
+    /// SIGTERM before then still writes the trace, and exits 130.
     #[arg(long, value_name = "DURATION", value_parser = humantime::parse_duration)]
     serve_for: Option<Duration>,
 }
@@ -146,10 +147,18 @@ pub(crate) fn run(globals: &Globals, args: GatewayArgs) -> Result<i32, ExpectedE
             writeln!(out, "{}", json!({"tools_url": handle.tools_url(), "mcp_url": handle.mcp_url()}))?;
             out.flush()?;
         }
-        match args.serve_for {
-            Some(d) => tokio::time::sleep(d).await,
-            None => super::interrupted().await,
-        }
+        // Without --serve-for a signal is the way to stop; with it, a signal cuts the time
+        // short: the trace is written either way, and the exit says it was interrupted.
+        let cut_short = match args.serve_for {
+            Some(d) => tokio::select! {
+                () = tokio::time::sleep(d) => false,
+                () = super::interrupted() => true,
+            },
+            None => {
+                super::interrupted().await;
+                false
+            }
+        };
         let trace = json!({"scenario": scenario.id, "session": handle.session().id, "events": handle.trace()});
         let text = serde_json::to_string_pretty(&trace).expect("a Value serializes");
         match &args.trace_out {
@@ -164,6 +173,6 @@ pub(crate) fn run(globals: &Globals, args: GatewayArgs) -> Result<i32, ExpectedE
         if !unreachable.is_empty() {
             return Err(ExpectedError::ServersDown { servers: unreachable, before_cells: false });
         }
-        Ok(exit_code::SUCCESS)
+        Ok(if cut_short { exit_code::INTERRUPTED } else { exit_code::SUCCESS })
     })
 }

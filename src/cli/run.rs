@@ -9,6 +9,7 @@ use super::Globals;
 use crate::contract::FaultKind;
 use crate::diag::Format;
 use crate::errors::ExpectedError;
+use crate::exit_code;
 use crate::gateway::{Catalog, Gateway, GatewayOptions, Upstreams};
 use crate::matrix::{self, Filters, Quadrant, RunOptions, Shard};
 use crate::probe::{LockFile, lock};
@@ -77,7 +78,39 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
         quadrants: args.quadrant,
         faults: args.fault,
     };
+    // A filter value that names nothing is a typo, not an empty selection.
+    if let Some(u) = filters.unknown(&project).into_iter().next() {
+        let known: Vec<String> = if u.flag == "--skill" {
+            project.contracts.iter().map(|c| c.skill.clone()).collect()
+        } else {
+            project.scenarios.iter().map(|s| s.id.clone()).collect()
+        };
+        return Err(ExpectedError::Unknown {
+            what: if u.flag == "--skill" {
+                "skill"
+            } else {
+                "scenario"
+            },
+            value: u.value,
+            within: None,
+            suggestion: u.suggestion,
+            known,
+        });
+    }
     let cells = matrix::plan(&project, &filters, args.shard);
+    let replaying = matches!(target, crate::config::Target::Replay { .. });
+    if cells.is_empty() && !replaying {
+        // Nothing to run: the last report stays as it was rather than becoming an empty one.
+        writeln!(
+            super::stderr(),
+            "0 cells selected by the filters{}; no report written",
+            args.shard.map_or_else(String::new, |s| format!(
+                " and shard {}/{}",
+                s.index, s.total
+            ))
+        )?;
+        return Ok(exit_code::NO_CELLS);
+    }
     let report_dir = args.report_dir.unwrap_or_else(|| config.report_dir.clone());
     report::prepare_dir(&report_dir)?;
     let lexicon = super::lexicon(&config)?;

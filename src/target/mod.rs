@@ -15,6 +15,12 @@ use serde_json::{Value, json};
 
 use crate::config::Target;
 
+/// The JSON Schema of the request an agent receives (docs/agent-protocol.md).
+pub const AGENT_REQUEST_SCHEMA: &str = include_str!("../../schemas/agent-request.schema.json");
+
+/// The JSON Schema of the response an agent answers with.
+pub const AGENT_RESPONSE_SCHEMA: &str = include_str!("../../schemas/agent-response.schema.json");
+
 /// What the agent is sent.
 #[derive(Debug, Clone)]
 pub struct Request {
