@@ -483,8 +483,10 @@ fn init_drafts_contracts_that_check_accepts() {
         .output()
         .unwrap();
     assert_eq!(code(&out), exit_code::USAGE);
+    // With no source, init scaffolds a project: not over an existing fibon.yaml.
     let out = fibon(dir.path()).args(["init"]).output().unwrap();
     assert_eq!(code(&out), exit_code::USAGE);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fibon.yaml already exists"));
     let out = fibon(dir.path())
         .args([
             "init",
@@ -501,6 +503,96 @@ fn init_drafts_contracts_that_check_accepts() {
         .output()
         .unwrap();
     assert_eq!(code(&out), exit_code::USAGE);
+}
+
+#[test]
+fn init_in_an_empty_folder_scaffolds_a_project_that_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = fibon(dir.path()).arg("init").output().unwrap();
+    assert_eq!(
+        code(&out),
+        exit_code::SUCCESS,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for f in [
+        "fibon.yaml",
+        "contracts/weather.yaml",
+        "scenarios/weather/simple.yaml",
+        "scenarios/weather/complex.yaml",
+        "agent.py",
+    ] {
+        assert!(dir.path().join(f).is_file(), "{f}");
+    }
+    let out = fibon(dir.path())
+        .args(["run", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        code(&out),
+        exit_code::SUCCESS,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["summary"]["cells"], 10);
+    assert_eq!(report["summary"]["pass"], 10);
+    // Nothing is overwritten: the whole scaffold is refused before any file is written.
+    std::fs::remove_file(dir.path().join("fibon.yaml")).unwrap();
+    let out = fibon(dir.path()).arg("init").output().unwrap();
+    assert_eq!(code(&out), exit_code::USAGE);
+    assert!(!dir.path().join("fibon.yaml").exists());
+}
+
+#[test]
+fn init_from_mcp_in_a_folder_with_only_fibon_yaml_drafts_what_probe_accepts() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("fibon.yaml"),
+        format!(
+            "platform:\n  mcp_servers:\n{}",
+            server("everything", peers::everything())
+        ),
+    )
+    .unwrap();
+    let out = fibon(dir.path())
+        .args(["init", "--from-mcp", "everything"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(code(&out), exit_code::SUCCESS, "{stderr}");
+    assert!(
+        dir.path().join("scenarios").is_dir(),
+        "the folders it needs"
+    );
+    // It says exactly what platform.plugins needs; with that added, probe passes.
+    let line = stderr
+        .lines()
+        .find(|l| l.trim_start().starts_with("plugins: {everything:"))
+        .unwrap_or_else(|| panic!("{stderr}"))
+        .trim()
+        .to_string();
+    let config = std::fs::read_to_string(dir.path().join("fibon.yaml")).unwrap();
+    std::fs::write(
+        dir.path().join("fibon.yaml"),
+        config.replace("platform:\n", &format!("platform:\n  {line}\n")),
+    )
+    .unwrap();
+    let (code, report) = probe_json(dir.path(), &[]);
+    assert_eq!(code, exit_code::SUCCESS, "{report}");
+    // A broken config is named, not hidden behind "no MCP server".
+    std::fs::write(
+        dir.path().join("fibon.yaml"),
+        "platform: {mcp_servers: 3}\n",
+    )
+    .unwrap();
+    let out = fibon(dir.path())
+        .args(["init", "--from-mcp", "everything", "--force"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(common::code(&out), exit_code::INVALID_INPUT, "{stderr}");
+    assert!(stderr.contains("fibon.yaml"), "{stderr}");
 }
 
 #[test]

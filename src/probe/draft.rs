@@ -45,6 +45,9 @@ pub struct Draft {
     pub skill: String,
     /// The YAML.
     pub yaml: String,
+    /// The plugin the draft's preconditions name, with the version the server reports:
+    /// `probe` checks `min_plugin_version` against `platform.plugins`, which must list it.
+    pub plugin: Option<(String, String)>,
 }
 
 /// A draft for the tools of one MCP server.
@@ -104,7 +107,12 @@ pub async fn from_mcp(
         "must_call_tools: {}  # TODO: the tools every answer must use\n",
         yaml_list(&names[..names.len().min(1)])
     ));
-    Ok(Draft { skill, yaml: y })
+    let plugin = Some((server.name.clone(), identity.version.clone()));
+    Ok(Draft {
+        skill,
+        yaml: y,
+        plugin,
+    })
 }
 
 /// A draft from an Agent Skill's `SKILL.md` (YAML frontmatter: name, description,
@@ -165,7 +173,11 @@ pub fn from_skill(path: &Path) -> Result<Draft, DraftError> {
         "must_call_tools: {}  # TODO: the tools every answer must use\n",
         yaml_list(&tools[..tools.len().min(1)])
     ));
-    Ok(Draft { skill, yaml: y })
+    Ok(Draft {
+        skill,
+        yaml: y,
+        plugin: None,
+    })
 }
 
 const DEFAULT_TAIL: &str = "failure_semantics:  # TODO: what each fault must produce
