@@ -530,7 +530,7 @@ fn an_unknown_placeholder_is_named_at_its_argument() {
     }
     std::fs::write(
         dir.path().join("fibon.yaml"),
-        "target:\n  kind: command\n  command: [claude, -p, \"{inptu}\", --mcp-config, \"{mcp_config}\", \"--x={{input}}\", \"${home}\"]\n  stdin: none\n  answer: {json: \"$.result\"}\n",
+        "target:\n  kind: command\n  command: [claude, -p, \"{inptu}\", --mcp-config, \"{mcp_config}\", \"--x={{input}}\", \"${home}\", \"f'{text}'\"]\n  stdin: none\n  answer: {json: \"$.result\"}\n",
     )
     .unwrap();
     let out = fibon(dir.path())
@@ -548,7 +548,7 @@ fn an_unknown_placeholder_is_named_at_its_argument() {
     assert_eq!(
         stderr.matches("not a placeholder").count(),
         1,
-        "`{{input}}` and `${{home}}` are text: {stderr}"
+        "`{{input}}`, `${{home}}` and `{{text}}` are text: {stderr}"
     );
 
     std::fs::write(

@@ -31,8 +31,9 @@ fn is_name(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
 }
 
-/// Cuts an argument into text and placeholders. `{{name}}` is the text `{name}`; `${name}`
-/// is text (a shell's or `${VAR}` expansion, not a placeholder).
+/// Cuts an argument into text and placeholders (known or not: `check` names the likely
+/// typos, the others stay text when filled). `{{input}}` (any placeholder's name doubled)
+/// is the text `{input}`; `${name}` is text (a shell's or `${VAR}` expansion).
 pub fn pieces(arg: &str) -> Vec<Piece<'_>> {
     let mut out = Vec::new();
     let mut text_start = 0;
@@ -43,10 +44,10 @@ pub fn pieces(arg: &str) -> Vec<Piece<'_>> {
             i += 1;
             continue;
         }
-        // `{{name}}`: the literal `{name}`.
+        // `{{name}}` of a placeholder's name: the literal `{name}`.
         if arg[i..].starts_with("{{")
             && let Some(end) = arg[i + 2..].find("}}")
-            && is_name(&arg[i + 2..i + 2 + end])
+            && PLACEHOLDERS.contains(&&arg[i + 2..i + 2 + end])
         {
             if text_start < i {
                 out.push(Piece::Text(&arg[text_start..i]));
@@ -115,6 +116,7 @@ mod tests {
             [Text("--prompt="), Placeholder("input"), Text("!")]
         );
         assert_eq!(pieces("{{input}} x"), [Text("{input}"), Text(" x")]);
+        assert_eq!(pieces("{{x}}"), [Text("{"), Placeholder("x"), Text("}")]);
         assert_eq!(pieces("${home}/{}"), [Text("${home}/{}")]);
         assert_eq!(pieces(r#"{"a": 1} {X}"#), [Text(r#"{"a": 1} {X}"#)]);
         assert_eq!(pieces("{a}{b}"), [Placeholder("a"), Placeholder("b")]);

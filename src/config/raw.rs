@@ -79,8 +79,8 @@ pub struct RawTarget {
     pub kind: TargetKind,
     /// command: the argv, run without a shell. Arguments may hold the placeholders
     /// `{input}`, `{skill}`, `{run_id}`, `{tools_url}`, `{mcp_url}` and `{mcp_config}` (the
-    /// path of a per-cell MCP client config file), whole or inside an argument; `{{name}}`
-    /// is the literal text `{name}`.
+    /// path of a per-cell MCP client config file), whole or inside an argument; `{{input}}`
+    /// is the literal text `{input}`, and other `{name}`s are text.
     pub command: Option<Vec<String>>,
     /// command: what the agent gets on stdin: `request` (the agent protocol request, the
     /// default) or `none` (stdin closed at once).

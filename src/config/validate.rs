@@ -401,8 +401,9 @@ fn target(doc: &Document, dir: &Path, t: RawTarget, diags: &mut Vec<Diagnostic>)
     ok.then_some(target)
 }
 
-/// Every `{name}` in the argv must be a known placeholder; an unknown one is named at its
-/// argument with a "did you mean". Returns whether all are known.
+/// A `{name}` in the argv that is not a placeholder but close to one (`{inptu}`) is named at
+/// its argument with a "did you mean"; other names are text, as they always were (an
+/// f-string in a `python3 -c` script). Returns whether none is a likely typo.
 fn placeholders(doc: &Document, argv: &[String], diags: &mut Vec<Diagnostic>) -> bool {
     let mut ok = true;
     for (i, arg) in argv.iter().enumerate() {
@@ -413,17 +414,10 @@ fn placeholders(doc: &Document, argv: &[String], diags: &mut Vec<Diagnostic>) ->
             if PLACEHOLDERS.contains(&name) {
                 continue;
             }
-            let known: Vec<String> = PLACEHOLDERS.iter().map(|p| format!("`{{{p}}}`")).collect();
-            let help = match did_you_mean(name, PLACEHOLDERS.iter().copied()) {
-                Some(hint) => format!(
-                    "did you mean `{{{hint}}}`? the placeholders are {}; write `{{{{{name}}}}}` for the literal text `{{{name}}}`",
-                    known.join(", ")
-                ),
-                None => format!(
-                    "the placeholders are {}; write `{{{{{name}}}}}` for the literal text `{{{name}}}`",
-                    known.join(", ")
-                ),
+            let Some(hint) = did_you_mean(name, PLACEHOLDERS.iter().copied()) else {
+                continue;
             };
+            let known: Vec<String> = PLACEHOLDERS.iter().map(|p| format!("`{{{p}}}`")).collect();
             diags.push(
                 doc.error(
                     "unknown_placeholder",
@@ -432,7 +426,10 @@ fn placeholders(doc: &Document, argv: &[String], diags: &mut Vec<Diagnostic>) ->
                     format!("`{{{name}}}` in the target command is not a placeholder"),
                     "unknown placeholder",
                 )
-                .with_help(help),
+                .with_help(format!(
+                    "did you mean `{{{hint}}}`? the placeholders are {}",
+                    known.join(", ")
+                )),
             );
             ok = false;
         }
