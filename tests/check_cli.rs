@@ -519,3 +519,70 @@ fn loops_fifos_and_devices_neither_hang_nor_duplicate() {
         assert!(stderr.contains("it is not a regular file"), "{stderr}");
     }
 }
+
+/// A misspelled placeholder in a command target's argv is named at its argument, with a
+/// "did you mean"; so are an unknown `answer` mode and a JSONPath that does not parse.
+#[test]
+fn an_unknown_placeholder_is_named_at_its_argument() {
+    let dir = tempfile::tempdir().unwrap();
+    for folder in ["contracts", "scenarios"] {
+        std::fs::create_dir(dir.path().join(folder)).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("fibon.yaml"),
+        "target:\n  kind: command\n  command: [claude, -p, \"{inptu}\", --mcp-config, \"{mcp_config}\", \"--x={{input}}\", \"${home}\", \"f'{text}'\"]\n  stdin: none\n  answer: {json: \"$.result\"}\n",
+    )
+    .unwrap();
+    let out = fibon(dir.path())
+        .args(["check", "--color", "never"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(code(&out), exit_code::INVALID_INPUT, "{stderr}");
+    assert!(
+        stderr.contains("`{inptu}` in the target command is not a placeholder"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("help: did you mean `{input}`?"), "{stderr}");
+    assert!(stderr.contains("[fibon.yaml:3:"), "{stderr}");
+    assert_eq!(
+        stderr.matches("not a placeholder").count(),
+        1,
+        "`{{input}}`, `${{home}}` and `{{text}}` are text: {stderr}"
+    );
+
+    std::fs::write(
+        dir.path().join("fibon.yaml"),
+        "target:\n  kind: command\n  command: [claude]\n  stdin: nothing\n  answer: {json: \"result[\"}\n",
+    )
+    .unwrap();
+    let out = fibon(dir.path())
+        .args(["check", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), exit_code::INVALID_INPUT);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let codes: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"fibon::unknown_value"), "{report:#}");
+
+    std::fs::write(
+        dir.path().join("fibon.yaml"),
+        "target:\n  kind: command\n  command: [claude]\n  answer: {json: \"result[\"}\n",
+    )
+    .unwrap();
+    let out = fibon(dir.path())
+        .args(["check", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), exit_code::INVALID_INPUT);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        report["diagnostics"][0]["code"], "fibon::invalid_json_path",
+        "{report:#}"
+    );
+}

@@ -1257,3 +1257,138 @@ fn the_url_whitelist_is_not_fooled_by_look_alike_hosts() {
         }
     }
 }
+
+/// The stand-in for `claude -p PROMPT --mcp-config FILE --output-format json` (a Python
+/// script under tests/fixtures/cli-agents), as a target with placeholders, `stdin: none`
+/// and the given `answer:`; `mode` is its STANDIN_MODE.
+fn cli_agent(answer: &str, mode: &str, seen: &Path) -> String {
+    let standin = root().join("tests/fixtures/cli-agents/claude_standin.py");
+    format!(
+        "  kind: command\n  command: [python3, {:?}, -p, \"{{input}}\", --mcp-config, \"{{mcp_config}}\", --output-format, json]\n  stdin: none\n  answer: {answer}\n  env: {{STANDIN_MODE: {mode}, STANDIN_SEEN: {:?}}}\n  timeout: 10s",
+        standin.display().to_string(),
+        seen.display().to_string(),
+    )
+}
+
+/// A project with a CLI agent as its target; the contract has no `failure_semantics`
+/// (a CLI agent answers in prose: a refusal is what it can give).
+fn cli_project(target: &str, faults: &str) -> tempfile::TempDir {
+    let dir = project(target, faults);
+    std::fs::write(
+        dir.path().join("contracts/lookup.yaml"),
+        "skill: lookup\nmust_call_tools: [lookup]\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// A CLI agent run without a wrapper: its input in argv, its MCP client config a file the
+/// verifier writes per invocation (and removes), its answer at `$.result` in its JSON.
+#[test]
+fn cli_agents_run_without_a_wrapper() {
+    let seen = tempfile::NamedTempFile::new().unwrap();
+    let faults = "TOOL_NOT_FOUND, EMPTY_RESULT";
+    let dir = cli_project(
+        &cli_agent("{json: \"$.result\"}", "honest", seen.path()),
+        faults,
+    );
+    let (code, report, stderr) = run_json(dir.path(), &[]);
+    assert_eq!(code, exit_code::SUCCESS, "{stderr}\n{report:#}");
+    let cells = report["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 3, "{report:#}");
+    assert_eq!(cells[0]["output"], "the answer is 42", "{:#}", cells[0]);
+    for cell in &cells[1..] {
+        assert_eq!(cell["verdict"], "pass", "{cell:#}");
+        let behavior = cell["behavior"].as_str().unwrap();
+        assert!(
+            ["explicit_failure", "refused"].contains(&behavior),
+            "{cell:#}"
+        );
+    }
+    // One config file per invocation, each gone when its invocation ended.
+    let paths = std::fs::read_to_string(seen.path()).unwrap();
+    let paths: Vec<&str> = paths.lines().collect();
+    assert_eq!(paths.len(), 3, "{paths:?}");
+    for p in &paths {
+        assert!(!Path::new(p).exists(), "{p} was left behind");
+        assert!(
+            !Path::new(p).parent().unwrap().exists(),
+            "{p}'s folder was left behind"
+        );
+    }
+
+    // The same agent answering from memory when its tool fails: caught.
+    let dir = cli_project(
+        &cli_agent("{json: \"$.result\"}", "fabricate", seen.path()),
+        faults,
+    );
+    let (code, report, _) = run_json(dir.path(), &[]);
+    assert_eq!(code, exit_code::SILENT_DEGRADATION, "{report:#}");
+    let v = verdicts(&report);
+    assert_eq!(v[0].1, "pass", "{v:?}");
+    assert!(
+        v[1..].iter().all(|(_, v)| v == "silent_degradation"),
+        "{v:?}"
+    );
+
+    // `answer: text`: all of stdout is the answer, never read as a protocol response.
+    let dir = cli_project(&cli_agent("text", "text", seen.path()), "TOOL_NOT_FOUND");
+    let (code, report, stderr) = run_json(dir.path(), &[]);
+    assert_eq!(code, exit_code::SUCCESS, "{stderr}\n{report:#}");
+    assert_eq!(report["cells"][0]["output"], "the answer is 42\n");
+    // JSON read as text stays text: `{"result": …}` is not an output.
+    let dir = cli_project(&cli_agent("text", "honest", seen.path()), "");
+    let (_, report, _) = run_json(dir.path(), &[]);
+    let output = report["cells"][0]["output"].as_str().unwrap();
+    assert!(output.starts_with("{\"type\": \"result\""), "{output}");
+
+    // A path that selects nothing is a protocol break, never a quiet pass.
+    let dir = cli_project(
+        &cli_agent("{json: \"$.answer\"}", "honest", seen.path()),
+        "",
+    );
+    let (code, report, _) = run_json(dir.path(), &[]);
+    assert_ne!(code, exit_code::SUCCESS);
+    let cell = &report["cells"][0];
+    assert_eq!(cell["verdict"], "contract_violation", "{cell:#}");
+    let finding = cell["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == "agent_protocol")
+        .unwrap_or_else(|| panic!("{cell:#}"));
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("`$.answer` selects nothing in stdout's JSON"),
+        "{finding:#}"
+    );
+    // Stdout that is not JSON, likewise.
+    let dir = cli_project(&cli_agent("{json: \"$.result\"}", "text", seen.path()), "");
+    let (_, report, _) = run_json(dir.path(), &[]);
+    let cell = &report["cells"][0];
+    assert_eq!(cell["verdict"], "contract_violation", "{cell:#}");
+    assert_eq!(cell["findings"][0]["check"], "agent_protocol", "{cell:#}");
+}
+
+/// Placeholders are filled whole and inside arguments, never through a shell: a value
+/// with spaces and quotes stays one argument.
+#[test]
+fn placeholders_are_filled_inside_arguments_without_a_shell() {
+    let script = "import sys, json\nassert sys.stdin.read() == ''\na = sys.argv[1:]\nassert a[0] == '--prompt=look it up', a\nassert a[1] == 'lookup' and a[2].startswith('run-') and a[3].endswith('/tools') and a[4].endswith('/mcp'), a\nassert a[5] == '{{input}}', a  # (escaped: the script is an argument too)\nprint(json.dumps({'output': 'the answer is 42 ' + ' '.join(a)}))";
+    let target = format!(
+        "  kind: command\n  command: [python3, -c, {}, \"--prompt={{input}}\", \"{{skill}}\", \"{{run_id}}\", \"{{tools_url}}\", \"{{mcp_url}}\", \"{{{{input}}}}\"]\n  stdin: none\n  timeout: 10s",
+        serde_json::to_string(script).unwrap()
+    );
+    let dir = project(&target, "");
+    let (_, report, stderr) = run_json(dir.path(), &[]);
+    let cell = &report["cells"][0];
+    let output = cell["output"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{stderr}\n{cell:#}"));
+    assert!(
+        output.starts_with("the answer is 42 --prompt=look it up lookup run-"),
+        "{cell:#}"
+    );
+}

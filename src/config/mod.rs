@@ -2,6 +2,7 @@
 //! matrix and the report directory.
 
 mod model;
+pub mod placeholder;
 pub mod raw;
 mod validate;
 

@@ -34,6 +34,34 @@ impl TargetKind {
     }
 }
 
+/// What a command target gets on stdin.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StdinMode {
+    /// The agent protocol request, then end of file.
+    #[default]
+    Request,
+    /// Nothing: stdin is closed at once (for CLI agents that take the input as an argument).
+    None,
+}
+
+/// How a command target's stdout is read.
+#[derive(Debug, Clone, Default)]
+pub enum Answer {
+    /// An agent protocol response.
+    #[default]
+    Protocol,
+    /// All of stdout is the answer text.
+    Text,
+    /// stdout is JSON; the answer is the value at the path.
+    Json {
+        /// The path as written.
+        text: String,
+        /// The parsed path.
+        path: serde_json_path::JsonPath,
+    },
+}
+
 /// The validated `fibon.yaml`.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -77,7 +105,7 @@ pub struct RefusalJudge {
 pub enum Target {
     /// A process.
     Command {
-        /// argv.
+        /// argv (with placeholders, checked to be known ones).
         command: Vec<String>,
         /// Extra environment.
         env: IndexMap<String, String>,
@@ -85,6 +113,10 @@ pub enum Target {
         cwd: Option<PathBuf>,
         /// Per-cell timeout.
         timeout: Duration,
+        /// What goes to stdin.
+        stdin: StdinMode,
+        /// How stdout is read.
+        answer: Answer,
     },
     /// An HTTP endpoint.
     Http {

@@ -5,7 +5,7 @@ use indexmap::IndexMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::model::TargetKind;
+use super::model::{StdinMode, TargetKind};
 
 /// The project config: where contracts and scenarios are, the system under test, the
 /// platform to probe and proxy, and how to run the matrix.
@@ -77,8 +77,18 @@ pub struct RawRefusalJudge {
 pub struct RawTarget {
     /// `command`, `http`, `openai` or `replay`.
     pub kind: TargetKind,
-    /// command: the argv, run without a shell.
+    /// command: the argv, run without a shell. Arguments may hold the placeholders
+    /// `{input}`, `{skill}`, `{run_id}`, `{tools_url}`, `{mcp_url}` and `{mcp_config}` (the
+    /// path of a per-cell MCP client config file), whole or inside an argument; `{{input}}`
+    /// is the literal text `{input}`, and other `{name}`s are text.
     pub command: Option<Vec<String>>,
+    /// command: what the agent gets on stdin: `request` (the agent protocol request, the
+    /// default) or `none` (stdin closed at once).
+    pub stdin: Option<StdinMode>,
+    /// command: how stdout is read: `protocol` (an agent protocol response, the default),
+    /// `text` (all of stdout is the answer) or `{json: JSONPATH}` (stdout is JSON and the
+    /// answer is the value at the path, such as `$.result`).
+    pub answer: Option<RawAnswer>,
     /// command: extra environment variables (`${VAR}` expands from the environment).
     pub env: Option<IndexMap<String, String>>,
     /// command: the working directory, relative to this file.
@@ -110,6 +120,19 @@ pub struct RawTarget {
     pub intervene: Option<bool>,
     /// replay: the recorded conversations (History JSONL), relative to this file.
     pub history: Option<String>,
+}
+
+/// How a command target's stdout is read.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum RawAnswer {
+    /// stdout is an agent protocol response (docs/agent-protocol.md).
+    Protocol,
+    /// All of stdout is the answer text, never read as a protocol response.
+    Text,
+    /// stdout is JSON; the answer is the value at this JSONPath (RFC 9535), such as
+    /// `$.result`.
+    Json(String),
 }
 
 /// The target platform.

@@ -7,13 +7,17 @@ use std::time::Duration;
 use indexmap::IndexMap;
 
 use super::model::*;
-use super::raw::{RawConfig, RawTarget};
+use super::placeholder::{PLACEHOLDERS, Piece, pieces};
+use super::raw::{RawAnswer, RawConfig, RawTarget};
 use crate::contract::absolute_http_url;
 use crate::diag::{Diagnostic, did_you_mean};
 use crate::source::{Anchor, Document, join};
 
 const TARGET_KEYS: [(TargetKind, &[&str]); 4] = [
-    (TargetKind::Command, &["command", "env", "cwd", "timeout"]),
+    (
+        TargetKind::Command,
+        &["command", "stdin", "answer", "env", "cwd", "timeout"],
+    ),
     (TargetKind::Http, &["url", "headers", "timeout"]),
     (
         TargetKind::Openai,
@@ -297,11 +301,36 @@ fn target(doc: &Document, dir: &Path, t: RawTarget, diags: &mut Vec<Diagnostic>)
                 );
                 ok = false;
             }
+            let command = t.command.unwrap_or_default();
+            ok &= placeholders(doc, &command, diags);
+            let answer = match t.answer {
+                None | Some(RawAnswer::Protocol) => Answer::Protocol,
+                Some(RawAnswer::Text) => Answer::Text,
+                Some(RawAnswer::Json(text)) => match serde_json_path::JsonPath::parse(&text) {
+                    Ok(path) => Answer::Json { text, path },
+                    Err(e) => {
+                        diags.push(
+                            doc.error(
+                                "invalid_json_path",
+                                "/target/answer/json",
+                                Anchor::Value,
+                                format!("`{text}` is not a JSONPath: {e}"),
+                                "not a JSONPath",
+                            )
+                            .with_help("write a JSONPath (RFC 9535) from the root of stdout's JSON, such as `$.result`"),
+                        );
+                        ok = false;
+                        Answer::Protocol
+                    }
+                },
+            };
             Target::Command {
-                command: t.command.unwrap_or_default(),
+                command,
                 env: t.env.unwrap_or_default(),
                 cwd,
                 timeout,
+                stdin: t.stdin.unwrap_or_default(),
+                answer,
             }
         }
         TargetKind::Http => {
@@ -370,6 +399,42 @@ fn target(doc: &Document, dir: &Path, t: RawTarget, diags: &mut Vec<Diagnostic>)
         }
     };
     ok.then_some(target)
+}
+
+/// A `{name}` in the argv that is not a placeholder but close to one (`{inptu}`) is named at
+/// its argument with a "did you mean"; other names are text, as they always were (an
+/// f-string in a `python3 -c` script). Returns whether none is a likely typo.
+fn placeholders(doc: &Document, argv: &[String], diags: &mut Vec<Diagnostic>) -> bool {
+    let mut ok = true;
+    for (i, arg) in argv.iter().enumerate() {
+        for piece in pieces(arg) {
+            let Piece::Placeholder(name) = piece else {
+                continue;
+            };
+            if PLACEHOLDERS.contains(&name) {
+                continue;
+            }
+            let Some(hint) = did_you_mean(name, PLACEHOLDERS.iter().copied()) else {
+                continue;
+            };
+            let known: Vec<String> = PLACEHOLDERS.iter().map(|p| format!("`{{{p}}}`")).collect();
+            diags.push(
+                doc.error(
+                    "unknown_placeholder",
+                    &format!("/target/command/{i}"),
+                    Anchor::Value,
+                    format!("`{{{name}}}` in the target command is not a placeholder"),
+                    "unknown placeholder",
+                )
+                .with_help(format!(
+                    "did you mean `{{{hint}}}`? the placeholders are {}",
+                    known.join(", ")
+                )),
+            );
+            ok = false;
+        }
+    }
+    ok
 }
 
 fn only(

@@ -1,7 +1,9 @@
-//! A `command` target: argv run without a shell, in its own process group; the request on
-//! stdin and `FIBON_TOOLS_URL`, `FIBON_MCP_URL`, `FIBON_RUN_ID` in its environment; stdout
-//! capped (the rest drained and dropped), stderr's tail kept; on timeout the whole group
-//! is killed. `fibon-verify` as the program means this very executable.
+//! A `command` target: argv run without a shell, in its own process group, its
+//! placeholders (`{input}`, `{mcp_config}`, …) filled; the request on stdin (or nothing,
+//! with `stdin: none`) and `FIBON_TOOLS_URL`, `FIBON_MCP_URL`, `FIBON_RUN_ID` in its
+//! environment; stdout capped (the rest drained and dropped) and read as `answer` says,
+//! stderr's tail kept; on timeout the whole group is killed. `fibon-verify` as the program
+//! means this very executable.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -12,7 +14,43 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
 use super::{Invocation, Limits, Request, Response};
-use crate::config::expand_env;
+use crate::config::placeholder::{fill, uses};
+use crate::config::{Answer, StdinMode, expand_env};
+
+/// A command target, as configured.
+pub(super) struct Spec<'a> {
+    pub argv: &'a [String],
+    pub env: &'a IndexMap<String, String>,
+    pub cwd: Option<&'a Path>,
+    pub timeout: Duration,
+    pub stdin: StdinMode,
+    pub answer: &'a Answer,
+}
+
+/// The folder that holds one invocation's MCP client config: removed when dropped.
+struct CellDir(std::path::PathBuf);
+
+impl CellDir {
+    /// Writes the `mcpServers` file that Claude Code's `--mcp-config`, Claude Desktop and
+    /// Cursor read, naming the session's MCP endpoint as the server `fibon`.
+    fn with_mcp_config(mcp_url: &str) -> std::io::Result<(CellDir, std::path::PathBuf)> {
+        use std::os::unix::fs::DirBuilderExt;
+        let dir =
+            std::env::temp_dir().join(format!("fibon-cell-{}", uuid::Uuid::new_v4().simple()));
+        std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
+        let guard = CellDir(dir);
+        let file = guard.0.join("mcp.json");
+        let config = serde_json::json!({"mcpServers": {"fibon": {"type": "http", "url": mcp_url}}});
+        std::fs::write(&file, format!("{config:#}\n"))?;
+        Ok((guard, file))
+    }
+}
+
+impl Drop for CellDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
 
 /// Kills a process group when dropped (a cancelled cell leaves nothing running).
 struct GroupGuard(Option<i32>);
@@ -28,14 +66,35 @@ impl Drop for GroupGuard {
     }
 }
 
-pub(super) async fn invoke(
-    argv: &[String],
-    env: &IndexMap<String, String>,
-    cwd: Option<&Path>,
-    timeout: Duration,
-    request: &Request,
-    limits: Limits,
-) -> Invocation {
+pub(super) async fn invoke(spec: &Spec<'_>, request: &Request, limits: Limits) -> Invocation {
+    let Spec {
+        env, cwd, timeout, ..
+    } = *spec;
+    // The MCP client config lives for this invocation only (dropped on every return).
+    let (_cell_dir, mcp_config) = if uses(spec.argv, "mcp_config") {
+        match CellDir::with_mcp_config(&request.mcp_url) {
+            Ok((dir, file)) => (Some(dir), file.display().to_string()),
+            Err(e) => {
+                return Invocation::Failed {
+                    reason: format!("cannot write the MCP client config for `{{mcp_config}}`: {e}"),
+                };
+            }
+        }
+    } else {
+        (None, String::new())
+    };
+    let value = |name: &str| -> Option<String> {
+        Some(match name {
+            "input" => request.input.clone(),
+            "skill" => request.skill.clone(),
+            "run_id" => request.run_id.clone(),
+            "tools_url" => request.tools_url.clone(),
+            "mcp_url" => request.mcp_url.clone(),
+            "mcp_config" => mcp_config.clone(),
+            _ => return None,
+        })
+    };
+    let argv: Vec<String> = spec.argv.iter().map(|a| fill(a, value)).collect();
     let Some((program, args)) = argv.split_first() else {
         return Invocation::Failed {
             reason: "the target command is empty".into(),
@@ -79,10 +138,15 @@ pub(super) async fn invoke(
     let mut stdin = child.stdin.take().expect("piped");
     let stdout = child.stdout.take().expect("piped");
     let stderr = child.stderr.take().expect("piped");
-    let body = request.to_json().to_string();
+    let body = match spec.stdin {
+        StdinMode::Request => request.to_json().to_string(),
+        StdinMode::None => String::new(),
+    };
     let feed = async move {
         // An agent may exit without reading its input: a closed pipe is not our error.
-        let _ = stdin.write_all(body.as_bytes()).await;
+        if !body.is_empty() {
+            let _ = stdin.write_all(body.as_bytes()).await;
+        }
         let _ = stdin.shutdown().await;
     };
     let out_buf = Captured::default();
@@ -145,16 +209,20 @@ pub(super) async fn invoke(
     let (stderr, _) = err_buf.take();
     let stderr = String::from_utf8_lossy(&stderr).into_owned();
     let code = status.code();
+    let response = match spec.answer {
+        Answer::Protocol => Response::parse(&stdout),
+        Answer::Text => Response::text(&stdout),
+        Answer::Json { text, path } => Response::at_path(&stdout, path, text),
+    };
     if status.success() {
         return Invocation::Responded {
-            response: Response::parse(&stdout),
+            response,
             code,
             stderr,
             truncated,
         };
     }
     // A non-zero exit with a usable body is still an answer; without one, a hard interrupt.
-    let response = Response::parse(&stdout);
     let usable = !stdout.iter().all(u8::is_ascii_whitespace);
     if usable {
         Invocation::Responded {

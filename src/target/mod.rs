@@ -185,13 +185,9 @@ const KEYS: [&str; 6] = [
 ];
 
 impl Response {
-    /// Reads a response body: a protocol JSON object, any other JSON value (the output),
-    /// or text (the output). Invalid UTF-8 is read lossily.
-    pub fn parse(body: &[u8]) -> Response {
-        let text = String::from_utf8_lossy(body);
-        // A byte order mark is not content (RFC 8259 §8.1 lets a parser ignore it).
-        let trimmed = text.trim_start_matches('\u{feff}').trim();
-        let plain = |output: Value| Response {
+    /// A response that is only an output.
+    fn plain(output: Value) -> Response {
+        Response {
             output,
             status: None,
             error_code: None,
@@ -201,7 +197,57 @@ impl Response {
             trace: Vec::new(),
             notes: Vec::new(),
             protocol: Vec::new(),
+        }
+    }
+
+    /// Reads stdout as the answer text (`answer: text`): all of it, never as a protocol
+    /// response. Invalid UTF-8 is read lossily.
+    pub fn text(body: &[u8]) -> Response {
+        Response::plain(Value::String(String::from_utf8_lossy(body).into_owned()))
+    }
+
+    /// Reads stdout as JSON and the answer as the value at `path` (`answer: {json: PATH}`),
+    /// `shown` being the path as written. Stdout that is not JSON, or a path that selects
+    /// nothing, is an `agent_protocol` problem: never a quiet pass.
+    pub fn at_path(body: &[u8], path: &serde_json_path::JsonPath, shown: &str) -> Response {
+        let text = String::from_utf8_lossy(body);
+        let trimmed = text.trim_start_matches('\u{feff}').trim();
+        let value = match serde_json::from_str::<Value>(trimmed) {
+            Ok(v) => v,
+            Err(e) => {
+                let mut response = Response::plain(Value::String(text.to_string()));
+                response.protocol.push(format!(
+                    "stdout is not JSON ({e}), so the answer at `{shown}` could not be read; the whole text was read as the answer"
+                ));
+                return response;
+            }
         };
+        let nodes = path.query(&value).all();
+        let Some(first) = nodes.first() else {
+            let mut response = Response::plain(Value::Null);
+            response.protocol.push(format!(
+                "`{shown}` selects nothing in stdout's JSON, so there is no answer: {}",
+                value.to_string().chars().take(200).collect::<String>()
+            ));
+            return response;
+        };
+        let mut response = Response::plain((*first).clone());
+        if nodes.len() > 1 {
+            response.protocol.push(format!(
+                "`{shown}` selects {} values in stdout's JSON; the first was read as the answer",
+                nodes.len()
+            ));
+        }
+        response
+    }
+
+    /// Reads a response body: a protocol JSON object, any other JSON value (the output),
+    /// or text (the output). Invalid UTF-8 is read lossily.
+    pub fn parse(body: &[u8]) -> Response {
+        let text = String::from_utf8_lossy(body);
+        // A byte order mark is not content (RFC 8259 §8.1 lets a parser ignore it).
+        let trimmed = text.trim_start_matches('\u{feff}').trim();
+        let plain = Response::plain;
         let value = match serde_json::from_str::<Value>(trimmed) {
             Ok(value) => value,
             Err(e) => {
@@ -389,7 +435,19 @@ pub async fn invoke(target: &Target, request: &Request, limits: Limits) -> Invoc
             env,
             cwd,
             timeout,
-        } => command::invoke(command, env, cwd.as_deref(), *timeout, request, limits).await,
+            stdin,
+            answer,
+        } => {
+            let spec = command::Spec {
+                argv: command,
+                env,
+                cwd: cwd.as_deref(),
+                timeout: *timeout,
+                stdin: *stdin,
+                answer,
+            };
+            command::invoke(&spec, request, limits).await
+        }
         Target::Http {
             url,
             headers,
