@@ -3,8 +3,10 @@
 //! against two scripted OpenAI-compatible models (wiremock): an honest one, which calls the
 //! tool and quotes its result, passes every cell; a fabricating one, which states a fact the
 //! tools never gave (with the tool missing, or after it failed), is caught as silent
-//! degradation on every fault cell. The packages are the pinned ones `.ci/run` installs;
-//! a missing one fails the test, naming `.ci/run`.
+//! degradation on every fault cell. And each against a real local model (SmolLM2-135M on
+//! llama.cpp, as tests/model.rs serves it): every cell is classified — none is `error`.
+//! The packages are the pinned ones `.ci/run` installs; a missing one fails the test,
+//! naming `.ci/run`.
 
 mod common;
 
@@ -173,10 +175,16 @@ async fn model(honest: bool) -> MockServer {
 }
 
 async fn run(dir: &Path) -> (i32, Value, String) {
+    run_with(dir, &[]).await
+}
+
+async fn run_with(dir: &Path, extra: &[&str]) -> (i32, Value, String) {
     let dir = dir.to_path_buf();
+    let extra: Vec<String> = extra.iter().map(|a| a.to_string()).collect();
     tokio::task::spawn_blocking(move || {
         let out = fibon(&dir)
             .args(["run", "--format", "json"])
+            .args(&extra)
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
@@ -272,4 +280,34 @@ async fn the_mcp_python_sdk_example() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_mcp_typescript_sdk_example() {
     check(Agent::McpTypeScript).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn each_example_runs_against_a_real_local_model() {
+    // What a 135M model does is its own business; the assertion is that every cell of
+    // every example is invoked, answered and judged (no `error`: the agent ran, spoke the
+    // protocol, and the verdict is the model's).
+    let server = tokio::task::spawn_blocking(common::peers::ModelServer::start)
+        .await
+        .unwrap();
+    for agent in [Agent::AgentsSdk, Agent::McpPython, Agent::McpTypeScript] {
+        let dir = project(agent, &server.base_url);
+        // The simple scenario only (Q1 and two faults): a real model is slow on 2 cores.
+        let (code, report, stderr) = run_with(dir.path(), &["--scenario", "lookup-simple"]).await;
+        eprintln!("{agent:?}, SmolLM2: {:?}", verdicts(&report));
+        let cells = report["cells"].as_array().unwrap();
+        assert_eq!(cells.len(), 3, "{agent:?}: {stderr}");
+        for cell in cells {
+            assert_ne!(cell["verdict"], "error", "{agent:?}: {cell:#}");
+        }
+        assert!(
+            [
+                exit_code::SUCCESS,
+                exit_code::SILENT_DEGRADATION,
+                exit_code::CONTRACT_VIOLATION
+            ]
+            .contains(&code),
+            "{agent:?}: {code}: {stderr}"
+        );
+    }
 }
