@@ -82,8 +82,10 @@ fn one_cell(lexicon: &Lexicon) -> String {
         "scenarios: []\ntarget: {kind: command, command: [\"true\"], timeout: 5s}\n",
     )
     .unwrap();
-    let loaded = fibon_verify::project::load_config(&dir.join("fibon.yaml"));
-    assert!(!loaded.has_errors(), "{:?}", loaded.diagnostics);
+    let project = match fibon_verify::project::load_valid(&dir.join("fibon.yaml")) {
+        Ok(project) => project,
+        Err(e) => panic!("{e}: {:?}", e.diagnostics()),
+    };
     let mut answer = String::new();
     while answer.len() < 10 * 1024 {
         answer.push_str(ANSWER);
@@ -98,12 +100,12 @@ fn one_cell(lexicon: &Lexicon) -> String {
         "output": answer, "status": "ok"
     });
     let conv = fibon_verify::history::Conversation::from_value(&line).unwrap();
-    let _ = fibon_verify::matrix::check_conversation(&loaded.project, &conv, lexicon);
+    let _ = fibon_verify::matrix::check_conversation(&project, &conv, lexicon);
     let mut times = Vec::new();
     let mut verdict = String::new();
     for _ in 0..21 {
         let t = Instant::now();
-        let cell = fibon_verify::matrix::check_conversation(&loaded.project, &conv, lexicon);
+        let cell = fibon_verify::matrix::check_conversation(&project, &conv, lexicon);
         times.push(t.elapsed().as_secs_f64() * 1000.0);
         verdict = cell.verdict.as_str().to_string();
     }

@@ -190,6 +190,15 @@ pub enum ExpectedError {
     /// Something that is not the user's doing, such as the async runtime failing to start.
     #[error("internal error: {0}")]
     Internal(String),
+    /// Failures found together, said in order: the last one ends the command and decides
+    /// its exit code (see [`ExpectedError::preceded_by`]).
+    #[error("{last}")]
+    Several {
+        /// Said first, in order.
+        earlier: Vec<ExpectedError>,
+        /// The failure the command ends with.
+        last: Box<ExpectedError>,
+    },
 }
 
 /// `1 error` or `N errors`, counting the errors among `diags`.
@@ -270,6 +279,32 @@ impl ExpectedError {
         ExpectedError::Internal(format!("cannot start the async runtime: {e}"))
     }
 
+    /// This failure, said after `earlier` ones found on the way (each `--fault` on a tool
+    /// nobody serves, say): all are shown, this one decides the exit code.
+    pub fn preceded_by(self, earlier: Vec<ExpectedError>) -> ExpectedError {
+        if earlier.is_empty() {
+            return self;
+        }
+        ExpectedError::Several {
+            earlier,
+            last: Box::new(self),
+        }
+    }
+
+    /// The failures to show, in order: the ones said first, then this one (a single
+    /// failure is just itself).
+    pub fn each(&self) -> Vec<&ExpectedError> {
+        match self {
+            ExpectedError::Several { earlier, last } => {
+                let mut all: Vec<&ExpectedError> =
+                    earlier.iter().flat_map(ExpectedError::each).collect();
+                all.extend(last.each());
+                all
+            }
+            one => vec![one],
+        }
+    }
+
     /// The exit code of this failure.
     pub fn exit_code(&self) -> i32 {
         match self {
@@ -296,6 +331,7 @@ impl ExpectedError {
                 exit_code::UNAVAILABLE
             }
             ExpectedError::Stream(_) | ExpectedError::Internal(_) => exit_code::INTERNAL,
+            ExpectedError::Several { last, .. } => last.exit_code(),
         }
     }
 
@@ -304,6 +340,7 @@ impl ExpectedError {
         match self {
             ExpectedError::InvalidProject { diagnostics }
             | ExpectedError::InvalidFile { diagnostics, .. } => diagnostics,
+            ExpectedError::Several { last, .. } => last.diagnostics(),
             _ => &[],
         }
     }
@@ -373,6 +410,7 @@ impl ExpectedError {
             | ExpectedError::AgentRequest
             | ExpectedError::Stream(_)
             | ExpectedError::Internal(_) => return None,
+            ExpectedError::Several { last, .. } => return last.help(),
         };
         Some(text.to_string())
     }
@@ -384,9 +422,19 @@ impl ExpectedError {
             | ExpectedError::ServersDown {
                 before_cells: true, ..
             } => Some("no cell was run"),
+            ExpectedError::Several { last, .. } => last.note(),
             _ => None,
         }
     }
+}
+
+/// The multi-threaded async runtime a command's work runs on (servers, agents, judges).
+/// That it cannot start is not the user's doing ([`ExpectedError::Internal`]).
+pub fn runtime() -> Result<tokio::runtime::Runtime, ExpectedError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(ExpectedError::runtime)
 }
 
 fn did_you_mean(suggestion: Option<&str>) -> String {
@@ -456,5 +504,14 @@ mod tests {
                 "did you mean `s1`? scenarios: s1, s2".to_string()
             )
         );
+        let several = ExpectedError::AgentRequest.preceded_by(vec![down]);
+        assert_eq!(
+            (several.exit_code(), several.each().len(), several.note()),
+            (exit_code::USAGE, 2, None)
+        );
+        assert!(matches!(
+            ExpectedError::AgentRequest.preceded_by(Vec::new()),
+            ExpectedError::AgentRequest
+        ));
     }
 }

@@ -18,6 +18,7 @@ pub mod contract;
 pub mod diag;
 pub mod errors;
 pub mod exit_code;
+pub mod gate;
 pub mod gateway;
 pub mod history;
 pub mod lexicon;

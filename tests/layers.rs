@@ -26,7 +26,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("checks", &["checks"]),
     ("quality gate", &["quality"]),
     ("reports", &["report"]),
-    ("pipelines", &["matrix", "sample", "probe"]),
+    ("the platform probe", &["probe"]),
+    ("pipelines", &["matrix", "sample", "gate"]),
     ("command line", &["cli"]),
 ];
 

@@ -20,6 +20,7 @@ use clap::{Parser, Subcommand};
 
 use crate::errors::ExpectedError;
 use crate::exit_code;
+use crate::project::ValidProject;
 
 /// Contract verifier and CI gate for LLM agent Skills: proves that a Skill fails loudly
 /// and predictably when the tools it depends on are missing, instead of silently
@@ -104,92 +105,19 @@ pub(crate) struct Globals {
 /// The config of `--config`, for a command that needs one: exit 64 when there is no
 /// file there.
 pub(crate) fn require_config(globals: &Globals) -> Result<&std::path::Path, ExpectedError> {
-    if !globals.config.is_file() {
-        return Err(ExpectedError::ConfigNotFound {
-            path: globals.config.clone(),
-        });
-    }
-    Ok(&globals.config)
+    crate::project::config_file(&globals.config)
 }
 
-/// Reads a whole input file named on the command line: exit 64 naming the path when it
-/// does not exist or cannot be read as text (a folder, a device, too large, not UTF-8).
-pub(crate) fn read_input(path: &std::path::Path) -> Result<String, ExpectedError> {
-    check_input(path)?;
-    crate::source::read_text(path, crate::source::MAX_FILE_BYTES).map_err(|reason| {
-        ExpectedError::Unreadable {
-            path: path.to_path_buf(),
-            reason,
-        }
-    })
+/// The project of `--config`, for a command that needs it valid: exit 64 when there is no
+/// config, 65 with its errors when it is invalid.
+pub(crate) fn valid_project(globals: &Globals) -> Result<ValidProject, ExpectedError> {
+    crate::project::load_valid(&globals.config)
 }
 
-/// Checks, without opening it, an input named on the command line that is then streamed
-/// (a history): exit 64 naming the path when it does not exist or is not a regular file
-/// (a folder, a FIFO that would block, a device that never ends). Returns its size.
-pub(crate) fn check_input(path: &std::path::Path) -> Result<u64, ExpectedError> {
-    if !path.exists() {
-        return Err(ExpectedError::PathNotFound {
-            path: path.to_path_buf(),
-        });
-    }
-    crate::source::regular_file(path)
-        .map(|meta| meta.len())
-        .map_err(|reason| ExpectedError::Unreadable {
-            path: path.to_path_buf(),
-            reason,
-        })
-}
-
-/// Checks, before any work whose result it is to keep, that an output file named on the
-/// command line can be written: exit 64 naming it when it is a folder, its folder does
-/// not exist, or that folder cannot be written.
-pub(crate) fn check_output_file(path: &std::path::Path) -> Result<(), ExpectedError> {
-    let unwritable = |reason: &str| ExpectedError::Unwritable {
-        path: path.to_path_buf(),
-        reason: reason.to_string(),
-    };
-    if path.is_dir() {
-        return Err(unwritable("it is a folder"));
-    }
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(std::path::Path::new("."));
-    if !dir.is_dir() {
-        return Err(unwritable("its folder does not exist"));
-    }
-    let probe = dir.join(format!(".fibon-write-check.{}", std::process::id()));
-    std::fs::write(&probe, b"").map_err(ExpectedError::unwritable(path))?;
-    let _ = std::fs::remove_file(probe);
-    Ok(())
-}
-
-/// The refusal lexicon of the config: the built-in one, extended by
-/// `checks.refusal_lexicon` (exit 65 naming the file if it cannot be used).
-pub(crate) fn lexicon(
-    config: &crate::config::Config,
-) -> Result<std::sync::Arc<crate::checks::refusal::Lexicon>, ExpectedError> {
-    match &config.refusal_lexicon {
-        Some(path) => crate::checks::refusal::Lexicon::extended(path)
-            .map(std::sync::Arc::new)
-            .map_err(|reason| ExpectedError::Lexicon {
-                path: path.clone(),
-                reason,
-            }),
-        None => Ok(crate::checks::refusal::Lexicon::builtin()),
-    }
-}
-
-/// A history that cannot be read is named, with why (exit 64).
-impl From<crate::history::HistoryError> for ExpectedError {
-    fn from(e: crate::history::HistoryError) -> ExpectedError {
-        ExpectedError::Unreadable {
-            path: e.path().to_path_buf(),
-            reason: e.reason(),
-        }
-    }
-}
+// The checks of the files named on the command line, and the async runtime, under the
+// names the subcommand files use.
+pub(crate) use crate::errors::runtime;
+pub(crate) use crate::source::{check_input, check_output_file, read_input};
 
 /// `init`: a server that cannot be reached is 69, a SKILL.md that cannot be read 64, one
 /// without usable frontmatter 65.
@@ -207,54 +135,24 @@ impl From<crate::probe::draft::DraftError> for ExpectedError {
     }
 }
 
-/// A new async runtime for a command.
-pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, ExpectedError> {
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(ExpectedError::runtime)
-}
-
 /// Prints an error the one way every command does: the diagnostics it carries, then
 /// `error: …`, `  help: …` and what was not done. Writing to stderr cannot fail here in a
 /// way worth reporting.
 pub(crate) fn render(err: &ExpectedError, color: bool) {
     let mut stderr = std::io::stderr().lock();
-    for d in err.diagnostics() {
-        let _ = write!(stderr, "{}", crate::diag::render_human(d, color, 100));
-    }
-    let _ = writeln!(stderr, "error: {err}");
-    if let Some(help) = err.help() {
-        let _ = writeln!(stderr, "  help: {help}");
-    }
-    if let Some(note) = err.note() {
-        let _ = writeln!(stderr, "{note}");
-    }
-}
-
-/// Says which processes the agents left running were killed at the end (see
-/// [`crate::target::orphans`]).
-pub(crate) fn report_strays(strays: Vec<crate::target::orphans::Stray>) {
-    if strays.is_empty() {
-        return;
-    }
-    let named: Vec<String> = strays
-        .iter()
-        .take(5)
-        .map(|s| format!("{} (pid {})", s.name, s.pid))
-        .collect();
-    let more = strays.len().saturating_sub(named.len());
-    eprintln!(
-        "note: killed {} process{} the agents left running: {}{}",
-        strays.len(),
-        if strays.len() == 1 { "" } else { "es" },
-        named.join(", "),
-        if more > 0 {
-            format!(" and {more} more")
-        } else {
-            String::new()
+    // Failures found together are said in order, each the same way.
+    for err in err.each() {
+        for d in err.diagnostics() {
+            let _ = write!(stderr, "{}", crate::diag::render_human(d, color, 100));
         }
-    );
+        let _ = writeln!(stderr, "error: {err}");
+        if let Some(help) = err.help() {
+            let _ = writeln!(stderr, "  help: {help}");
+        }
+        if let Some(note) = err.note() {
+            let _ = writeln!(stderr, "{note}");
+        }
+    }
 }
 
 /// A flag's value that is a share: a number from 0 to 1.
@@ -305,29 +203,6 @@ pub fn main_impl() -> i32 {
             err.exit_code()
         }
     }
-}
-
-/// Loads the project of `--config` for a command that needs it valid: exit 64 when there
-/// is no config, 65 with its errors when it is invalid.
-pub(crate) fn load_valid_project(
-    globals: &Globals,
-) -> Result<(crate::config::Config, crate::project::Project), ExpectedError> {
-    let loaded = crate::project::load_config(require_config(globals)?);
-    if loaded.has_errors() {
-        return Err(ExpectedError::InvalidProject {
-            diagnostics: loaded
-                .diagnostics
-                .into_iter()
-                .filter(|d| d.is_error())
-                .collect(),
-        });
-    }
-    let config = loaded
-        .project
-        .config
-        .clone()
-        .expect("a valid project has its config");
-    Ok((config, loaded.project))
 }
 
 /// Standard error, for a command's human output: `write!` to it fails with

@@ -1,6 +1,7 @@
 //! `fibon-verify probe`: checks the target platform for each Skill's capabilities and the
 //! tools against `fibon.lock`. Exit 4 when a critical Skill is unavailable or the lock
-//! drifted, 69 when a server cannot be reached at all.
+//! drifted, 69 when a server cannot be reached at all. The options, [`probe::run`], and
+//! its report rendered.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -38,28 +39,15 @@ pub(crate) struct ProbeArgs {
 }
 
 pub(crate) fn run(globals: &Globals, args: ProbeArgs) -> Result<i32, ExpectedError> {
-    let (config, project) = super::load_valid_project(globals)?;
-    let lock_path = args.lock.unwrap_or_else(|| {
-        let dir = globals
-            .config
-            .parent()
-            .map(PathBuf::from)
-            .unwrap_or_default();
-        dir.join("fibon.lock")
-    });
-    if args.update_lock {
-        // Found out now, not after probing every server.
-        super::check_output_file(&lock_path)?;
-    }
+    let project = super::valid_project(globals)?;
     let options = ProbeOptions {
         server_timeout: args.server_timeout,
         network_timeout: args.network_timeout,
-        lock_path,
+        lock_path: args.lock.unwrap_or_else(|| project.lock_path()),
         update_lock: args.update_lock,
         allow_drift: args.allow_drift,
     };
-    let runtime = super::runtime()?;
-    let report = runtime.block_on(probe::probe(&config, &project.contracts, &options));
+    let report = probe::run(&project, &options)?;
     let mut stderr = super::stderr();
     if globals.github {
         for line in probe::report::render_github(&report) {

@@ -1,20 +1,15 @@
-//! `fibon-verify run`: the four-quadrant matrix end to end — plan, gateway, target, checks,
-//! reports — and the exit code CI branches on.
+//! `fibon-verify run`: the options of a matrix run, [`matrix::run`] on the project of
+//! `--config`, its report written, and the exit code CI branches on.
 
-use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
 
 use super::Globals;
 use crate::contract::FaultKind;
 use crate::diag::Format;
 use crate::errors::ExpectedError;
 use crate::exit_code;
-use crate::gateway::{Catalog, Gateway, GatewayOptions, Upstreams};
-use crate::matrix::{self, Filters, Quadrant, RunOptions, Shard};
-use crate::probe::{LockFile, lock};
-use crate::report::{self, Report};
-use crate::target::Limits;
+use crate::matrix::{self, Filters, Quadrant, Ran, RunSpec, Shard};
+use crate::report;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct RunArgs {
@@ -65,239 +60,39 @@ pub(crate) struct RunArgs {
 }
 
 pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError> {
-    let (config, project) = super::load_valid_project(globals)?;
-    let Some(target) = config.target.clone() else {
-        return Err(ExpectedError::NoTarget {
-            config: globals.config.clone(),
-            purpose: "— the system to run the matrix against",
-        });
+    let project = super::valid_project(globals)?;
+    let spec = RunSpec {
+        filters: Filters {
+            skills: args.skill,
+            scenarios: args.scenario,
+            quadrants: args.quadrant,
+            faults: args.fault,
+        },
+        shard: args.shard,
+        jobs: args.jobs,
+        repeat: args.repeat,
+        report_dir: args.report_dir,
+        allow_drift: args.allow_drift,
+        seed: args.seed,
     };
-    let filters = Filters {
-        skills: args.skill,
-        scenarios: args.scenario,
-        quadrants: args.quadrant,
-        faults: args.fault,
-    };
-    // A filter value that names nothing is a typo, not an empty selection.
-    if let Some(u) = filters.unknown(&project).into_iter().next() {
-        let known: Vec<String> = if u.flag == "--skill" {
-            project.contracts.iter().map(|c| c.skill.clone()).collect()
-        } else {
-            project.scenarios.iter().map(|s| s.id.clone()).collect()
-        };
-        return Err(ExpectedError::Unknown {
-            what: if u.flag == "--skill" {
-                "skill"
-            } else {
-                "scenario"
-            },
-            value: u.value,
-            within: None,
-            suggestion: u.suggestion,
-            known,
-        });
-    }
-    let cells = matrix::plan(&project, &filters, args.shard);
-    let replaying = matches!(target, crate::config::Target::Replay { .. });
-    if cells.is_empty() && !replaying {
-        // Nothing to run: the last report stays as it was rather than becoming an empty one.
-        writeln!(
-            super::stderr(),
-            "0 cells selected by the filters{}; no report written",
-            args.shard.map_or_else(String::new, |s| format!(
-                " and shard {}/{}",
-                s.index, s.total
-            ))
-        )?;
-        return Ok(exit_code::NO_CELLS);
-    }
-    let report_dir = args.report_dir.unwrap_or_else(|| config.report_dir.clone());
-    report::prepare_dir(&report_dir)?;
-    let lexicon = super::lexicon(&config)?;
-    let options = RunOptions {
-        lexicon,
-        refusal_judge: config.refusal_judge.clone(),
-        quality: project.policy.clone().map(|p| {
-            (
-                p,
-                args.seed,
-                std::sync::Arc::new(crate::quality::Ledger::default()),
-            )
-        }),
-        jobs: args.jobs.unwrap_or(config.matrix.jobs) as usize,
-        repeat: args.repeat.unwrap_or(config.matrix.repeat),
-        limits: Limits::default(),
-    };
-    let started_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
-    let start = Instant::now();
-    if let crate::config::Target::Replay { history } = &target {
-        // Recorded conversations: nothing is invoked, no gateway is needed.
-        let mut cells = matrix::replay(&project, history, &options.lexicon)?;
-        cells.retain(|c| {
-            (filters.skills.is_empty() || filters.skills.contains(&c.skill))
-                && args.shard.is_none_or(|s| s.takes(&c.id))
-        });
-        let report = Report::new(
-            started_at,
-            start.elapsed().as_millis() as u64,
-            cells,
-            args.shard.map(|s| format!("{}/{}", s.index, s.total)),
-            false,
-        );
-        return write(globals, &report, &report_dir, args.format);
-    }
-    crate::target::orphans::adopt();
-    let runtime = super::runtime()?;
-    let outcome = runtime.block_on(async {
-        let upstreams =
-            Upstreams::connect(&config.platform.mcp_servers, Duration::from_secs(30)).await;
-        // Before any cell: a platform server that is down would pass for a removed tool in
-        // every cell, and drifted tools make every verdict suspect. Drift (exit 4) ranks
-        // above an unreachable server (69), so the lock is compared first.
-        let down: Vec<_> = upstreams
-            .servers()
-            .iter()
-            .filter(|s| s.client().is_none())
-            .cloned()
-            .collect();
-        let down_names: Vec<String> = down.iter().map(|s| s.name.clone()).collect();
-        let down_servers: Vec<(String, String)> = down
-            .iter()
-            .map(|s| {
-                (
-                    s.name.clone(),
-                    s.error.clone().unwrap_or_else(|| "no reason given".into()),
-                )
-            })
-            .collect();
-        let down = (!down.is_empty()).then(|| ExpectedError::ServersDown {
-            servers: down_servers.clone(),
-            before_cells: true,
-        });
-        let lock_path = globals
-            .config
-            .parent()
-            .map(PathBuf::from)
-            .unwrap_or_default()
-            .join("fibon.lock");
-        let mut refused = None;
-        // A lockfile that is there but cannot be read (a folder, say) fails, as in `probe`.
-        if !config.platform.mcp_servers.is_empty() && lock_path.exists() {
-            let current = LockFile::from_catalog(
-                &Catalog::build(&indexmap::IndexMap::new(), &upstreams),
-                &upstreams,
-            );
-            let lock = lock::compare(&lock_path, &current, &down_names, false, args.allow_drift);
-            if lock.failing() {
-                if down.is_some() {
-                    // Said too, though the drift (exit 4) is what ends the run.
-                    super::render(
-                        &ExpectedError::ServersDown {
-                            servers: down_servers.clone(),
-                            before_cells: false,
-                        },
-                        globals.color,
-                    );
-                }
-                refused = Some(ExpectedError::LockFailed {
-                    path: lock_path.clone(),
-                    reason: lock.error.clone(),
-                    changes: lock
-                        .changes
-                        .iter()
-                        .filter(|c| c.failing)
-                        .map(|c| c.detail.clone())
-                        .collect(),
-                });
-            }
+    match matrix::run(&project, &spec, super::interrupted())? {
+        Ran::NoCells => {
+            writeln!(
+                super::stderr(),
+                "0 cells selected by the filters{}; no report written",
+                args.shard.map_or_else(String::new, |s| format!(
+                    " and shard {}/{}",
+                    s.index, s.total
+                ))
+            )?;
+            Ok(exit_code::NO_CELLS)
         }
-        if let Some(refused) = refused.or(down) {
-            upstreams.close().await;
-            return Err(refused);
+        Ran::Report { report, dir } => {
+            let written = report::write_all(&report, &report::Outputs::new(&dir, globals.github))?;
+            if args.format == Format::Json {
+                written.print_json(&mut super::stdout())?;
+            }
+            Ok(written.exit_code)
         }
-        let gateway_options = GatewayOptions {
-            timeout_fault_delay: config.matrix.timeout_fault_delay,
-            latency_fault_delay: config.matrix.latency_fault_delay,
-            ..GatewayOptions::default()
-        };
-        let addr = gateway_options.bind;
-        let gateway = match Gateway::start(gateway_options, std::sync::Arc::clone(&upstreams)).await
-        {
-            Ok(gateway) => gateway,
-            Err(e) => {
-                upstreams.close().await;
-                return Err(ExpectedError::listen(addr, false)(e));
-            }
-        };
-        let show = report::progress::should_show(
-            std::io::stderr().is_terminal(),
-            std::env::var("CI").ok().as_deref(),
-        );
-        let bar = report::progress::bar(cells.len() as u64, show);
-        let on_done = |c: &report::CellReport| {
-            bar.inc(1);
-            if c.verdict != report::Verdict::Pass {
-                bar.println(format!("{} {}", c.verdict.as_str().to_uppercase(), c.id));
-            }
-        };
-        let cancel = super::interrupted();
-        let result = matrix::run_cells(
-            &project, &target, &gateway, &cells, &options, &on_done, cancel,
-        )
-        .await;
-        bar.finish_and_clear();
-        drop(gateway);
-        upstreams.close().await;
-        Ok(result)
-    });
-    super::report_strays(crate::target::orphans::reap());
-    let (mut cell_reports, interrupted) = outcome?;
-    let budget = options.quality.as_ref().map(|(policy, seed, ledger)| {
-        let (calls, cost, reached) = ledger.totals();
-        // No judge could be reached at all: nothing was judged (fail closed, exit 69).
-        if reached == 0 && calls > 0 {
-            for c in cell_reports
-                .iter_mut()
-                .filter(|c| c.verdict == crate::report::Verdict::QualityFail)
-            {
-                c.verdict = crate::report::Verdict::Error;
-            }
-        }
-        serde_json::json!({
-            "policy": policy.name, "policy_version": policy.version, "seed": seed,
-            "calls": calls, "max_calls": policy.budget.max_calls, "cost_usd": cost,
-            "reserved_usd": policy.budget.reservation(), "limit_usd": policy.budget.limit_usd,
-        })
-    });
-    let mut report = Report::new(
-        started_at,
-        start.elapsed().as_millis() as u64,
-        cell_reports,
-        args.shard.map(|s| format!("{}/{}", s.index, s.total)),
-        interrupted,
-    );
-    report.quality_budget = budget;
-    if let crate::config::Target::Openai {
-        model,
-        intervene: true,
-        ..
-    } = &target
-    {
-        report.intervention = report::InterventionSummary::of(model, &report.cells);
     }
-    write(globals, &report, &report_dir, args.format)
-}
-
-/// Writes the report's outputs; returns its exit code.
-fn write(
-    globals: &Globals,
-    report: &Report,
-    dir: &Path,
-    format: Format,
-) -> Result<i32, ExpectedError> {
-    let written = report::write_all(report, &report::Outputs::new(dir, globals.github))?;
-    if format == Format::Json {
-        written.print_json(&mut super::stdout())?;
-    }
-    Ok(written.exit_code)
 }

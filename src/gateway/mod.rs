@@ -2,7 +2,8 @@
 //! remove or break them and record what really happened. Each matrix cell is a session
 //! under `/s/SID/`, with its own tools, fault plan and trace; tools come from scenario
 //! fixtures and from upstream MCP servers (proxied, unknown fields kept). Binds
-//! 127.0.0.1 by default.
+//! 127.0.0.1 by default. [`standalone`] serves one session on its own, for any MCP
+//! client (`fibon-verify gateway`).
 //!
 //! Wire behaviour (docs/gateway.md, normative): [`rest`] for the REST API,
 //! [`mcp_endpoint`] for MCP over Streamable HTTP. HTTP/1 is served by hyper's own
@@ -14,6 +15,7 @@ mod fault;
 mod mcp_endpoint;
 mod rest;
 mod session;
+pub mod standalone;
 mod trace;
 mod upstream;
 

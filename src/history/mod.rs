@@ -139,6 +139,36 @@ impl HistoryError {
     }
 }
 
+/// A history that cannot be read is named, with why (exit 64).
+impl From<HistoryError> for crate::errors::ExpectedError {
+    fn from(e: HistoryError) -> crate::errors::ExpectedError {
+        crate::errors::ExpectedError::Unreadable {
+            path: e.path().to_path_buf(),
+            reason: e.reason(),
+        }
+    }
+}
+
+/// A history named on the command line, checked before it is streamed: a regular file
+/// (exit 64 naming it otherwise), with its size for the progress bar.
+#[derive(Debug, Clone)]
+pub struct HistoryFile {
+    /// The path, as named.
+    pub path: std::path::PathBuf,
+    /// Its size in bytes when it was checked.
+    pub bytes: u64,
+}
+
+impl HistoryFile {
+    /// Checks the history at `path` without opening it.
+    pub fn named(path: &Path) -> Result<HistoryFile, crate::errors::ExpectedError> {
+        Ok(HistoryFile {
+            path: path.to_path_buf(),
+            bytes: crate::source::check_input(path)?,
+        })
+    }
+}
+
 /// The longest history line read: 16 MiB. A longer line is an [`Item::Bad`], skipped
 /// without being stored, so one runaway line cannot exhaust memory.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;

@@ -12,7 +12,7 @@ use super::runner::{RunOptions, open};
 use crate::checks::{CellInput, evaluate};
 use crate::config::Target;
 use crate::gateway::{FaultPlan, Gateway, Session};
-use crate::project::Project;
+use crate::project::ValidProject;
 use crate::report::{InterventionResult, InterventionStage};
 use crate::target::{Intervention, TranslatedCall, invoke};
 use crate::vocab::{CheckId, Finding, Verdict};
@@ -22,7 +22,7 @@ const VERIFIER: &str = "verifier";
 
 /// Runs the ladder for `cell` and says where the model complied, if it did.
 pub(super) async fn ladder(
-    project: &Project,
+    project: &ValidProject,
     target: &Target,
     gateway: &Gateway,
     cell: &Cell,

@@ -1,15 +1,21 @@
 //! The four-quadrant matrix: which cells to run (skills × scenarios × quadrants × faults,
-//! filtered and sharded, in a deterministic order) and the runner that executes them on
-//! tokio with bounded concurrency, one gateway session per cell.
+//! filtered and sharded, in a deterministic order), the runner that executes them on
+//! tokio with bounded concurrency, one gateway session per cell, and [`run`], the whole
+//! `run` pipeline around it; recorded History checked the same way, for a `replay` target
+//! and for [`audit`].
 
+mod audit;
 mod dual_track;
 mod intervene;
 mod plan;
 mod replay;
+mod run;
 mod runner;
 
+pub use audit::{AuditSpec, Audited, audit};
 pub use plan::{Filters, Shard, UnknownFilter, plan};
-pub use replay::{check_conversation, check_item, replay, unknown_skill};
+pub use replay::{check_conversation, check_item, replay};
+pub use run::{Ran, RunSpec, run};
 pub use runner::{RunOptions, run_cells};
 
 use crate::contract::FaultKind;

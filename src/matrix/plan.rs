@@ -6,7 +6,8 @@ use std::str::FromStr;
 
 use super::{Cell, Quadrant};
 use crate::contract::FaultKind;
-use crate::project::Project;
+use crate::errors::ExpectedError;
+use crate::project::ValidProject;
 use crate::scenario::Complexity;
 
 /// `--skill`, `--scenario`, `--quadrant`, `--fault`: each empty list means "all".
@@ -26,7 +27,7 @@ impl Filters {
     /// The `--skill` and `--scenario` values that name nothing in `project`, each with the
     /// flag and the closest name there is ("did you mean"): a typo would otherwise select
     /// no cell at all.
-    pub fn unknown(&self, project: &Project) -> Vec<UnknownFilter> {
+    pub fn unknown(&self, project: &ValidProject) -> Vec<UnknownFilter> {
         let skills: Vec<&str> = project.contracts.iter().map(|c| c.skill.as_str()).collect();
         let scenarios: Vec<&str> = project.scenarios.iter().map(|s| s.id.as_str()).collect();
         let mut out = Vec::new();
@@ -44,6 +45,28 @@ impl Filters {
             }
         }
         out
+    }
+
+    /// Refuses (64) the first `--skill` or `--scenario` value that names nothing in
+    /// `project` — a typo, not an empty selection — with the closest name and the names
+    /// there are.
+    pub fn check(&self, project: &ValidProject) -> Result<(), ExpectedError> {
+        let Some(u) = self.unknown(project).into_iter().next() else {
+            return Ok(());
+        };
+        let skill = u.flag == "--skill";
+        let known: Vec<String> = if skill {
+            project.contracts.iter().map(|c| c.skill.clone()).collect()
+        } else {
+            project.scenarios.iter().map(|s| s.id.clone()).collect()
+        };
+        Err(ExpectedError::Unknown {
+            what: if skill { "skill" } else { "scenario" },
+            value: u.value,
+            within: None,
+            suggestion: u.suggestion,
+            known,
+        })
     }
 }
 
@@ -118,7 +141,7 @@ impl Shard {
 }
 
 /// Every cell of the project, filtered and sharded.
-pub fn plan(project: &Project, filters: &Filters, shard: Option<Shard>) -> Vec<Cell> {
+pub fn plan(project: &ValidProject, filters: &Filters, shard: Option<Shard>) -> Vec<Cell> {
     let mut contracts: Vec<usize> = (0..project.contracts.len()).collect();
     contracts.sort_by(|a, b| {
         project.contracts[*a]

@@ -13,15 +13,15 @@ use crate::checks::{CellInput, evaluate};
 use crate::contract::FaultKind;
 use crate::gateway::{Status, TraceEvent, result_text};
 use crate::history::{Conversation, Item};
-use crate::project::Project;
+use crate::project::ValidProject;
 use crate::report::CellReport;
 use crate::scenario::{Complexity, Scenario};
 use crate::target::{Invocation, Response};
-use crate::vocab::{CheckId, Finding, Quadrant};
+use crate::vocab::{CheckId, Quadrant};
 
 /// Checks every conversation of a history (History JSONL or OTLP JSON).
 pub fn replay(
-    project: &Project,
+    project: &ValidProject,
     history: &Path,
     lexicon: &Lexicon,
 ) -> Result<Vec<CellReport>, crate::history::HistoryError> {
@@ -36,38 +36,25 @@ pub fn replay(
 }
 
 /// One history item as a cell.
-pub fn check_item(project: &Project, item: Item, lexicon: &Lexicon) -> CellReport {
+pub fn check_item(project: &ValidProject, item: Item, lexicon: &Lexicon) -> CellReport {
     match item {
         Item::Conversation(c) => check_conversation(project, &c, lexicon),
-        Item::Bad { line, reason } => CellReport::not_run(
-            format!("line-{line}"),
-            String::new(),
-            Finding::error(CheckId::HistoryParse, format!("line {line}: {reason}")),
-        ),
+        Item::Bad { line, reason } => {
+            CellReport::unusable_line(CheckId::HistoryParse, line, &reason)
+        }
     }
 }
 
-/// A conversation whose skill no contract has: an `error` cell naming it (fail closed).
-pub fn unknown_skill(conv: &Conversation) -> CellReport {
-    CellReport::not_run(
-        conv.id.clone(),
-        conv.skill.clone(),
-        Finding::error(
-            CheckId::HistoryParse,
-            format!(
-                "conversation `{}`: no contract for skill `{}`",
-                conv.id, conv.skill
-            ),
-        ),
-    )
-}
-
 /// One recorded conversation, checked against its contract.
-pub fn check_conversation(project: &Project, conv: &Conversation, lexicon: &Lexicon) -> CellReport {
+pub fn check_conversation(
+    project: &ValidProject,
+    conv: &Conversation,
+    lexicon: &Lexicon,
+) -> CellReport {
     let id = conv.id.clone();
     let skill = conv.skill.clone();
     let Some(contract) = project.contracts.iter().find(|c| c.skill == skill) else {
-        return unknown_skill(conv);
+        return CellReport::unknown_skill(conv);
     };
     let required: Vec<&String> = if contract.trace.must_call_tools.is_empty() {
         contract.preconditions.tools.iter().collect()
@@ -192,7 +179,13 @@ mod tests {
 
     #[test]
     fn an_unparsable_line_is_an_error_cell_naming_the_line() {
-        let project = Project::default();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("fibon.yaml"),
+            "contracts: []\nscenarios: []\n",
+        )
+        .unwrap();
+        let project = crate::project::load_valid(&dir.path().join("fibon.yaml")).unwrap();
         let c = check_item(
             &project,
             Item::Bad {

@@ -12,7 +12,7 @@ use super::Cell;
 use crate::checks::{CellInput, evaluate, needs_judge};
 use crate::config::Target;
 use crate::gateway::{Fault, FaultPlan, Gateway, SessionSpec};
-use crate::project::Project;
+use crate::project::ValidProject;
 use crate::report::CellReport;
 use crate::target::{Invocation, Limits, Request, invoke};
 use crate::vocab::{Behavior, CheckId, Verdict};
@@ -42,7 +42,7 @@ pub struct RunOptions {
 /// Runs the cells; returns their reports in plan order and whether the run was cancelled
 /// (then only finished cells are returned). `on_done` is called as each cell finishes.
 pub async fn run_cells(
-    project: &Project,
+    project: &ValidProject,
     target: &Target,
     gateway: &Gateway,
     cells: &[Cell],
@@ -83,7 +83,7 @@ pub async fn run_cells(
 /// points the agent at it (the session lives as long as the handle).
 pub(super) fn open(
     gateway: &Gateway,
-    project: &Project,
+    project: &ValidProject,
     cell: &Cell,
     faults: FaultPlan,
 ) -> (crate::gateway::SessionHandle, Request) {
@@ -107,7 +107,7 @@ pub(super) fn open(
 }
 
 async fn run_cell(
-    project: &Project,
+    project: &ValidProject,
     target: &Target,
     gateway: &Gateway,
     cell: &Cell,

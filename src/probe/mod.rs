@@ -2,7 +2,8 @@
 //! Skill's capability really there? Connects to every MCP server of the platform, flattens
 //! their tools, checks each contract's preconditions (tools, plugin version, scopes,
 //! network, input-schema compatibility) and compares the tools with the lockfile, so that
-//! version drift and tampered descriptions are caught.
+//! version drift and tampered descriptions are caught. [`preflight`] is the same check
+//! as `run` makes it before any cell.
 
 mod compat;
 pub mod draft;
@@ -11,7 +12,7 @@ mod network;
 mod preconditions;
 pub mod report;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -21,8 +22,10 @@ pub use preconditions::{Availability, SkillReport, Unmet};
 
 use crate::config::Config;
 use crate::contract::Contract;
+use crate::errors::ExpectedError;
 use crate::exit_code;
 use crate::gateway::{Catalog, Upstreams};
+use crate::project::ValidProject;
 
 /// How to probe.
 #[derive(Debug, Clone)]
@@ -79,6 +82,78 @@ pub struct ProbeReport {
     pub lock: LockReport,
     /// The exit code this report implies.
     pub exit_code: i32,
+}
+
+/// `fibon-verify probe`: probes the project's platform for its contracts. With
+/// `update_lock`, the lockfile is checked writable first (exit 64), not after probing
+/// every server.
+pub fn run(project: &ValidProject, options: &ProbeOptions) -> Result<ProbeReport, ExpectedError> {
+    if options.update_lock {
+        crate::source::check_output_file(&options.lock_path)?;
+    }
+    let runtime = crate::errors::runtime()?;
+    Ok(runtime.block_on(probe(&project.config, &project.contracts, options)))
+}
+
+/// The platform checked before any cell of a run: a server that is down would pass for a
+/// removed tool in every cell (69), and drifted tools make every verdict suspect (4,
+/// unless `allow_drift`). Drift ranks above an unreachable server, so the lockfile at
+/// `lock_path` — when there is one and the platform has servers — is compared first, and
+/// the servers that are down are said too.
+pub fn preflight(
+    upstreams: &Upstreams,
+    lock_path: &Path,
+    allow_drift: bool,
+) -> Result<(), ExpectedError> {
+    let down: Vec<(String, String)> = upstreams
+        .servers()
+        .iter()
+        .filter(|s| s.client().is_none())
+        .map(|s| {
+            (
+                s.name.clone(),
+                s.error.clone().unwrap_or_else(|| "no reason given".into()),
+            )
+        })
+        .collect();
+    let down_names: Vec<String> = down.iter().map(|(name, _)| name.clone()).collect();
+    // A lockfile that is there but cannot be read (a folder, say) fails, as in `probe`.
+    if !upstreams.servers().is_empty() && lock_path.exists() {
+        let current = LockFile::from_catalog(
+            &Catalog::build(&indexmap::IndexMap::new(), upstreams),
+            upstreams,
+        );
+        let lock = lock::compare(lock_path, &current, &down_names, false, allow_drift);
+        if lock.failing() {
+            let drifted = ExpectedError::LockFailed {
+                path: lock_path.to_path_buf(),
+                reason: lock.error.clone(),
+                changes: lock
+                    .changes
+                    .iter()
+                    .filter(|c| c.failing)
+                    .map(|c| c.detail.clone())
+                    .collect(),
+            };
+            // Said too, though the drift (exit 4) is what ends the run.
+            let earlier = if down.is_empty() {
+                Vec::new()
+            } else {
+                vec![ExpectedError::ServersDown {
+                    servers: down,
+                    before_cells: false,
+                }]
+            };
+            return Err(drifted.preceded_by(earlier));
+        }
+    }
+    if !down.is_empty() {
+        return Err(ExpectedError::ServersDown {
+            servers: down,
+            before_cells: true,
+        });
+    }
+    Ok(())
 }
 
 /// Probes the platform of `config` for the `contracts`.

@@ -1,6 +1,8 @@
 //! The project as a whole: a config, its contracts and its scenarios, loaded together so
 //! that cross-file rules hold (each scenario's skill exists, names and ids are unique,
-//! every skill covers both quadrant rows) and contract-dependent defaults are resolved.
+//! every skill covers both quadrant rows) and contract-dependent defaults are resolved —
+//! as found ([`Project`], for `check`) or, for every command that works on it, refused
+//! unless valid ([`ValidProject`]).
 
 mod discover;
 mod schemas;
@@ -8,9 +10,12 @@ mod schemas;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::config::{self, Config};
+use crate::config::{self, Config, Target};
 use crate::contract::{self, Contract, FaultKind};
 use crate::diag::{Diagnostic, did_you_mean};
+use crate::errors::ExpectedError;
+use crate::lexicon::Lexicon;
+use crate::policy::Policy;
 use crate::scenario::{self, Complexity, Scenario};
 use crate::schema::{FileKind, parse_as};
 use crate::source::{Anchor, Document, SourceFile};
@@ -30,6 +35,116 @@ pub struct Project {
     pub scenarios: Vec<Scenario>,
     /// The quality policy, when one was loaded and is valid.
     pub policy: Option<crate::policy::Policy>,
+}
+
+/// A project that loaded without errors, for a command that works on it: its config is
+/// there, and every contract and scenario is valid.
+#[derive(Debug)]
+pub struct ValidProject {
+    /// The config file, as named (`--config`).
+    pub path: PathBuf,
+    /// The config.
+    pub config: Config,
+    /// The contracts, in load order.
+    pub contracts: Vec<Contract>,
+    /// The scenarios, in load order, with defaults resolved.
+    pub scenarios: Vec<Scenario>,
+    /// The quality policy, when the config names one.
+    pub policy: Option<Policy>,
+}
+
+impl ValidProject {
+    /// The config's target, for a command that needs one: exit 64 when there is none,
+    /// `purpose` saying what it is for (the rest of the sentence).
+    pub fn target(&self, purpose: &'static str) -> Result<&Target, ExpectedError> {
+        self.config
+            .target
+            .as_ref()
+            .ok_or_else(|| ExpectedError::NoTarget {
+                config: self.path.clone(),
+                purpose,
+            })
+    }
+
+    /// The refusal lexicon: the built-in one, extended by `checks.refusal_lexicon` (exit
+    /// 65 naming the file if it cannot be used).
+    pub fn lexicon(&self) -> Result<Arc<Lexicon>, ExpectedError> {
+        match &self.config.refusal_lexicon {
+            Some(path) => {
+                Lexicon::extended(path)
+                    .map(Arc::new)
+                    .map_err(|reason| ExpectedError::Lexicon {
+                        path: path.clone(),
+                        reason,
+                    })
+            }
+            None => Ok(Lexicon::builtin()),
+        }
+    }
+
+    /// `fibon.lock`, beside the config.
+    pub fn lock_path(&self) -> PathBuf {
+        self.path
+            .parent()
+            .map(PathBuf::from)
+            .unwrap_or_default()
+            .join("fibon.lock")
+    }
+}
+
+/// The config a command needs: exit 64 when there is no file at `path`.
+pub fn config_file(path: &Path) -> Result<&Path, ExpectedError> {
+    if !path.is_file() {
+        return Err(ExpectedError::ConfigNotFound {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(path)
+}
+
+/// Loads the project of the config at `path` for a command that needs it valid: exit 64
+/// when there is no config, 65 with its errors (as diagnostics) when it is invalid.
+pub fn load_valid(path: &Path) -> Result<ValidProject, ExpectedError> {
+    let Loaded {
+        project,
+        diagnostics,
+        ..
+    } = load_config(config_file(path)?);
+    let errors: Vec<Diagnostic> = diagnostics.into_iter().filter(|d| d.is_error()).collect();
+    match project.config {
+        // A config is kept only when it is valid; without one the load has errors too.
+        Some(config) if errors.is_empty() => Ok(ValidProject {
+            path: path.to_path_buf(),
+            config,
+            contracts: project.contracts,
+            scenarios: project.scenarios,
+            policy: project.policy,
+        }),
+        _ => Err(ExpectedError::InvalidProject {
+            diagnostics: errors,
+        }),
+    }
+}
+
+/// A quality policy named on the command line (`gate --policy`): exit 64 naming it when
+/// it cannot be read, 65 with its errors when it is invalid. `None` when the file is not
+/// a policy.
+pub fn load_policy(path: &Path) -> Result<Option<Policy>, ExpectedError> {
+    // Read here too, so that a file that cannot be read is refused as every input named
+    // on the command line is (64), not reported as a diagnostic.
+    crate::source::read_input(path)?;
+    let loaded = load_paths(std::slice::from_ref(&path.to_path_buf()));
+    if loaded.has_errors() {
+        return Err(ExpectedError::InvalidFile {
+            path: path.to_path_buf(),
+            diagnostics: loaded
+                .diagnostics
+                .into_iter()
+                .filter(|d| d.is_error())
+                .collect(),
+        });
+    }
+    Ok(loaded.project.policy)
 }
 
 /// The result of a load: the project, every diagnostic, and how many files were read.

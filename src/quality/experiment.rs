@@ -13,7 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{Candidate, Ledger, Policy, Scale, blind_id, gate};
 use crate::diag::Diagnostic;
-use crate::source::{Anchor, Document, join};
+use crate::errors::ExpectedError;
+use crate::exit_code;
+use crate::source::{Anchor, Document, SourceFile, join};
 
 /// The experiment file.
 #[derive(Debug, Deserialize)]
@@ -187,6 +189,101 @@ pub struct ExperimentReport {
     pub confounders: Vec<String>,
     /// The final scores used, per sample and arm (arm names revealed after judging).
     pub scores: BTreeMap<String, BTreeMap<String, IndexMap<String, f64>>>,
+}
+
+impl ExperimentReport {
+    /// The exit code: 0 when Gate B passed, else 3.
+    pub fn exit_code(&self) -> i32 {
+        if self.gate_b.state == GateState::Passed {
+            exit_code::SUCCESS
+        } else {
+            exit_code::QUALITY_GATE_FAILED
+        }
+    }
+
+    /// What was decided, for a person (stderr), a line each: the samples, Gate A, Gate B
+    /// and the confounders.
+    pub fn summary(&self) -> String {
+        let mut lines = vec![
+            format!(
+                "experiment `{}`: {} samples ({} valid) from {} work(s)",
+                self.experiment,
+                self.samples,
+                self.valid_samples,
+                self.works.len()
+            ),
+            format!(
+                "Gate A: {} (rule {}) — {}",
+                self.gate_a.state.as_str(),
+                self.gate_a.rule,
+                self.gate_a.reason
+            ),
+            format!(
+                "Gate B: {} (rule {}) — {}",
+                self.gate_b.state.as_str(),
+                self.gate_b.rule,
+                self.gate_b.reason
+            ),
+        ];
+        lines.extend(
+            self.confounders
+                .iter()
+                .map(|c| format!("  confounder: {c}")),
+        );
+        lines.iter().map(|l| format!("{l}\n")).collect()
+    }
+}
+
+/// Parses the experiment file at `path` (its `text`) and checks it ([`validate`])
+/// against the policy that will judge its arms, if any: exit 65 with every problem at its
+/// line when it cannot be used.
+pub fn parse(
+    path: &std::path::Path,
+    text: String,
+    policy: Option<&Policy>,
+) -> Result<Experiment, ExpectedError> {
+    // The document for the lines of what is wrong; the typed read keeps what JSON cannot
+    // hold (YAML's .nan and .inf), so that it is refused rather than turned into null.
+    let file = std::sync::Arc::new(SourceFile::from_text(path, text));
+    let refuse = |diagnostics: Vec<Diagnostic>| {
+        Err(ExpectedError::InvalidFile {
+            path: path.to_path_buf(),
+            diagnostics,
+        })
+    };
+    let (doc, mut diags) = match Document::parse(std::sync::Arc::clone(&file)) {
+        Ok(parsed) => parsed,
+        Err(d) => return refuse(vec![*d]),
+    };
+    let exp: Experiment = match serde_yaml::from_str(&file.text) {
+        Ok(e) => e,
+        Err(e) => {
+            let at = e.location().map_or(0, |l| l.index());
+            diags.push(
+                Diagnostic::error("invalid", format!("not an experiment file: {e}"))
+                    .at(&file, at..at, "here")
+                    .with_help("an experiment has `experiment`, `scenario_classes` and `samples` (README, \"Gate A and Gate B\")"),
+            );
+            return refuse(diags);
+        }
+    };
+    let scale = policy.map_or_else(Scale::default, |p| p.scale);
+    let policy_dimensions: Vec<&str> = policy
+        .iter()
+        .flat_map(|p| p.dimensions.iter().map(|d| d.id.as_str()))
+        .collect();
+    diags.extend(validate(
+        &doc,
+        &exp,
+        scale,
+        policy.is_some(),
+        &policy_dimensions,
+    ));
+    if diags.iter().any(Diagnostic::is_error) {
+        crate::diag::sort(&mut diags);
+        return refuse(diags);
+    }
+    Ok(exp)
 }
 
 /// The arms a sample has.

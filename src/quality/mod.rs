@@ -1,8 +1,10 @@
 //! The quality gate: a versioned policy of dimensions and thresholds, judges (command,
 //! OpenAI-compatible, built-in), double-blind aggregation with one tiebreak, the ordered
 //! verdict with bounded rewrites and a call budget — a Candidate Quality Result per
-//! answered cell, and `fibon-verify gate` for candidates without agents.
+//! answered cell, and the candidates and experiments `fibon-verify gate` judges without
+//! agents.
 
+pub mod candidates;
 pub mod experiment;
 mod gate;
 mod judge;

@@ -19,6 +19,7 @@ pub use tally::Tally;
 use std::path::Path;
 
 use crate::errors::ExpectedError;
+use crate::quality::{Ledger, Policy};
 
 /// Makes sure the report folder exists and can be written, before any work whose result
 /// would otherwise be lost at the end.
@@ -28,6 +29,32 @@ pub fn prepare_dir(dir: &Path) -> Result<(), ExpectedError> {
     std::fs::write(&probe, b"").map_err(ExpectedError::unwritable(dir))?;
     let _ = std::fs::remove_file(probe);
     Ok(())
+}
+
+/// The quality gate's account for `quality_budget` — its policy, seed, judge calls and
+/// cost against the budget — once the cells it judged fail closed: when no judge could be
+/// reached at all, nothing was judged, and a `quality_fail` cell becomes `error` (exit
+/// 69). Call it before the report is built from the cells.
+pub fn quality_budget(
+    cells: &mut [CellReport],
+    policy: &Policy,
+    seed: u64,
+    ledger: &Ledger,
+) -> serde_json::Value {
+    let (calls, cost, reached) = ledger.totals();
+    if reached == 0 && calls > 0 {
+        for c in cells
+            .iter_mut()
+            .filter(|c| c.verdict == Verdict::QualityFail)
+        {
+            c.verdict = Verdict::Error;
+        }
+    }
+    serde_json::json!({
+        "policy": policy.name, "policy_version": policy.version, "seed": seed,
+        "calls": calls, "max_calls": policy.budget.max_calls, "cost_usd": cost,
+        "reserved_usd": policy.budget.reservation(), "limit_usd": policy.budget.limit_usd,
+    })
 }
 
 /// Writes a file atomically: a temporary file beside it, renamed over it. Failures name

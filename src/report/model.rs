@@ -136,6 +136,32 @@ impl CellReport {
         CellReport::new(id, skill, Behavior::NotRun, Verdict::Error, vec![finding])
     }
 
+    /// An input line that cannot be used (a history line, a candidate): an `error` cell
+    /// `line-N` whose finding of `check` names the line.
+    pub fn unusable_line(check: CheckId, line: usize, reason: &str) -> CellReport {
+        CellReport::not_run(
+            format!("line-{line}"),
+            String::new(),
+            Finding::error(check, format!("line {line}: {reason}")),
+        )
+    }
+
+    /// A recorded conversation whose skill no contract has: an `error` cell naming it
+    /// (fail closed: there is nothing to check it, or be stable, against).
+    pub fn unknown_skill(conv: &crate::history::Conversation) -> CellReport {
+        CellReport::not_run(
+            conv.id.clone(),
+            conv.skill.clone(),
+            Finding::error(
+                CheckId::HistoryParse,
+                format!(
+                    "conversation `{}`: no contract for skill `{}`",
+                    conv.id, conv.skill
+                ),
+            ),
+        )
+    }
+
     /// Its place in the matrix: the scenario, the quadrant, and the fault on which tools.
     pub fn placed(
         mut self,

@@ -1,9 +1,12 @@
 //! Reproducibility sampling: a seeded share of recorded conversations re-run in isolation
 //! — the input replayed against the target through the gateway, the recorded tool results
 //! (and errors) as fixtures, so only the agent's decisions can vary — and each replay's
-//! decision DAG compared with the recorded one. A Skill whose decisions change is unstable.
+//! decision DAG compared with the recorded one. A Skill whose decisions change is unstable
+//! ([`stability`]); [`run`] is the whole `sample` command.
 
 pub mod dag;
+mod run;
+pub mod stability;
 
 use indexmap::IndexMap;
 use serde_json::{Value, json};
@@ -17,6 +20,7 @@ use crate::target::{Invocation, Limits, Request, invoke};
 use crate::vocab::{Behavior, CheckId, Finding, Verdict};
 
 pub use dag::{Comparison, Dag, compare};
+pub use run::{SampleSpec, Sampled, print_selection, run};
 
 /// Whether a conversation is in the sample: a hash of (seed, id) below `rate`. The same
 /// seed picks the same conversations however the history grows.

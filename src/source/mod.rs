@@ -1,6 +1,7 @@
 //! Input files as fibon-verify sees them: the text, the parsed value and, for every value,
 //! where it sits in the text — so that every diagnostic can point at a line and column.
 
+mod named;
 mod spans;
 
 use std::ops::Range;
@@ -11,6 +12,7 @@ use serde_json::Value;
 use crate::diag::Diagnostic;
 pub use crate::diag::file::Format;
 pub use crate::diag::{MAX_FILE_BYTES, SourceFile, read_text, regular_file};
+pub use named::{check_input, check_output_file, read_input};
 pub use spans::SpanIndex;
 
 /// A parsed file: its value and the span of every value and key in it.

@@ -44,6 +44,38 @@ pub fn reap() -> Vec<Stray> {
     Vec::new()
 }
 
+/// [`reap`], then says on stderr which processes were killed, if any: what a command
+/// that ran agents does last.
+pub fn reap_and_say() {
+    if let Some(note) = note(&reap()) {
+        eprintln!("{note}");
+    }
+}
+
+/// The line that says which processes the agents left running were killed.
+pub fn note(strays: &[Stray]) -> Option<String> {
+    if strays.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = strays
+        .iter()
+        .take(5)
+        .map(|s| format!("{} (pid {})", s.name, s.pid))
+        .collect();
+    let more = strays.len().saturating_sub(named.len());
+    Some(format!(
+        "note: killed {} process{} the agents left running: {}{}",
+        strays.len(),
+        if strays.len() == 1 { "" } else { "es" },
+        named.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    ))
+}
+
 /// The live (not zombie) children of `parent`, from `/proc/*/stat`.
 #[cfg(target_os = "linux")]
 fn children(parent: i32) -> Vec<Stray> {
@@ -80,6 +112,22 @@ fn parse_stat(stat: &str) -> Option<(String, &str)> {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_note_names_five_strays_and_counts_the_rest() {
+        assert_eq!(note(&[]), None);
+        let strays: Vec<Stray> = (1..=7)
+            .map(|pid| Stray {
+                pid,
+                name: format!("p{pid}"),
+            })
+            .collect();
+        assert_eq!(
+            note(&strays[..1]).unwrap(),
+            "note: killed 1 process the agents left running: p1 (pid 1)"
+        );
+        assert!(note(&strays).unwrap().ends_with("p5 (pid 5) and 2 more"));
+    }
 
     #[test]
     fn stat_lines_with_odd_command_names_parse() {
