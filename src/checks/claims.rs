@@ -1824,12 +1824,7 @@ impl Evidence {
         let Some(clause) = analysis.clauses.get(claim.clause) else {
             return Ok(());
         };
-        // Words, not the numbers themselves (`200K` names no row).
-        let context: Vec<String> = words(&analysis.folded[clause.start..clause.end])
-            .into_iter()
-            .filter(|w| !w.starts_with(|c: char| c.is_ascii_digit()))
-            .map(|w| normalize(&w))
-            .collect();
+        let context = naming_words(&analysis.folded[clause.start..clause.end]);
         let like = |e: &Quantity| like_quantities(q, e);
         // Only records say what a number is attached to: table rows, `label: value` lines,
         // list items; a line of wrapped prose may cut a sentence anywhere.
@@ -1857,12 +1852,7 @@ impl Evidence {
                 (*l, normalize(&self.tools_folded[s..e]))
             })
             .collect();
-        let score = |t: &str| {
-            context
-                .iter()
-                .filter(|w| !w.is_empty() && t.contains(w.as_str()))
-                .count()
-        };
+        let score = |t: &str| shared(&context, t);
         let scored: Vec<(usize, usize)> = texts.iter().map(|(l, t)| (*l, score(t))).collect();
         let mut best = scored.iter().map(|(_, s)| *s).max().unwrap_or(0);
         let mut scored = scored;
@@ -2041,18 +2031,10 @@ impl Evidence {
             .min()
             .unwrap_or(clause.start);
         let to = in_sentence.map(|o| o.end).max().unwrap_or(clause.end);
-        let context: Vec<String> = words(&analysis.folded[from..to])
-            .into_iter()
-            .filter(|w| !w.starts_with(|c: char| c.is_ascii_digit()))
-            .map(|w| normalize(&w))
-            .collect();
+        let context = naming_words(&analysis.folded[from..to]);
         let score = |l: usize| {
             let (s, e) = all[l];
-            let t = normalize(&self.tools_folded[s..e]);
-            context
-                .iter()
-                .filter(|w| !w.is_empty() && t.contains(w.as_str()))
-                .count()
+            shared(&context, &normalize(&self.tools_folded[s..e]))
         };
         let best_own = lines.iter().map(|l| score(*l)).max().unwrap_or(0);
         let named = score(r) > best_own;
@@ -2110,6 +2092,24 @@ impl Evidence {
             .position(|cell| numbers::scan(cell).iter().any(|e| q.same_as(e)))?;
         Some(named.contains(&at))
     }
+}
+
+/// The words of a text that can name a record: its words, not its numbers (`200K` names
+/// no row), normalized.
+fn naming_words(text: &str) -> Vec<String> {
+    words(text)
+        .into_iter()
+        .filter(|w| !w.starts_with(|c: char| c.is_ascii_digit()))
+        .map(|w| normalize(&w))
+        .collect()
+}
+
+/// How many of `words` a normalized line holds.
+fn shared(words: &[String], line: &str) -> usize {
+    words
+        .iter()
+        .filter(|w| !w.is_empty() && line.contains(w.as_str()))
+        .count()
 }
 
 /// Whether a clause compares ("vs", "than", "比", "相比").
