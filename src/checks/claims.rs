@@ -1805,6 +1805,22 @@ impl Evidence {
         Support::Unsupported
     }
 
+    /// The clause `claim` sits in, when the evidence has lines enough to attach a number
+    /// to one of them (and not so many that a line is no record).
+    fn checkable_clause<'a>(&self, claim: &Claim, analysis: &'a Analysis) -> Option<&'a Clause> {
+        let n = self.lines().len();
+        if !(2..=CONTEXT_LINES).contains(&n) {
+            return None;
+        }
+        analysis.clauses.get(claim.clause)
+    }
+
+    /// Whether evidence line `l` is a record (see [`is_record`]).
+    fn record_line(&self, l: usize) -> bool {
+        let (s, e) = self.lines()[l];
+        is_record(&self.tools_folded[s..e])
+    }
+
     /// Whether a number found on `lines` of the evidence is attached there to what the
     /// answer's clause attaches it to. Of the evidence lines that hold a like number, the
     /// ones sharing most words with the clause must hold it when the clause states one
@@ -1817,21 +1833,15 @@ impl Evidence {
         claim: &Claim,
         analysis: &Analysis,
     ) -> Result<(), String> {
-        let all = self.lines();
-        if all.len() < 2 || all.len() > CONTEXT_LINES {
-            return Ok(());
-        }
-        let Some(clause) = analysis.clauses.get(claim.clause) else {
+        let Some(clause) = self.checkable_clause(claim, analysis) else {
             return Ok(());
         };
+        let all = self.lines();
         let context = naming_words(&analysis.folded[clause.start..clause.end]);
         let like = |e: &Quantity| like_quantities(q, e);
         // Only records say what a number is attached to: table rows, `label: value` lines,
         // list items; a line of wrapped prose may cut a sentence anywhere.
-        let record = |l: usize| {
-            let (s, e) = all[l];
-            is_record(&self.tools_folded[s..e])
-        };
+        let record = |l: usize| self.record_line(l);
         if !lines.iter().any(|l| record(*l)) {
             return Ok(());
         }
@@ -1936,17 +1946,11 @@ impl Evidence {
         claim: &Claim,
         analysis: &Analysis,
     ) -> Result<(), String> {
+        let Some(clause) = self.checkable_clause(claim, analysis) else {
+            return Ok(());
+        };
         let all = self.lines();
-        if all.len() < 2 || all.len() > CONTEXT_LINES {
-            return Ok(());
-        }
-        let Some(clause) = analysis.clauses.get(claim.clause) else {
-            return Ok(());
-        };
-        let record = |l: usize| {
-            let (s, e) = all[l];
-            is_record(&self.tools_folded[s..e])
-        };
+        let record = |l: usize| self.record_line(l);
         if !lines.iter().all(|l| record(*l)) {
             return Ok(());
         }
