@@ -1,0 +1,9 @@
+//! Hostile input, end to end (issue 18): agents that flood, collude or echo secrets, and
+//! files and requests built to exhaust the verifier. Each module reproduces one class of
+//! attack with small scripts as agents and asserts the documented cap or refusal
+//! (README, "Limits and threat model").
+
+mod common;
+
+#[path = "hostile/support.rs"]
+mod support;
