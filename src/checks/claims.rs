@@ -11,7 +11,7 @@
 //! support, directly, in another notation, in context (the same line or table cell), or
 //! as a simple computation from them.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
@@ -826,18 +826,52 @@ fn blank_code(text: &str) -> String {
 }
 
 fn clause_of(clauses: &[Clause], at: usize) -> usize {
-    clauses
-        .iter()
-        .position(|c| c.start <= at && at < c.end)
-        .unwrap_or_else(|| clauses.iter().rposition(|c| c.start <= at).unwrap_or(0))
+    // Clauses are in text order and do not overlap: the last that starts at or before
+    // `at` holds it if any does (a search, not a scan: an answer may have thousands).
+    let before = clauses.partition_point(|c| c.start <= at);
+    match before.checked_sub(1) {
+        Some(i) if at < clauses[i].end => i,
+        _ => clauses[..before]
+            .iter()
+            .position(|c| c.start <= at && at < c.end)
+            .unwrap_or(before.saturating_sub(1)),
+    }
+}
+
+/// Byte ranges of the answer already read as facts, found by where they start: a fact is
+/// checked against the ranges near it only, so reading an answer stays linear in its
+/// facts.
+#[derive(Default)]
+struct Spans {
+    by_start: std::collections::BTreeMap<usize, Vec<usize>>,
+    longest: usize,
+}
+
+impl Spans {
+    fn push(&mut self, start: usize, end: usize) {
+        self.by_start.entry(start).or_default().push(end);
+        self.longest = self.longest.max(end.saturating_sub(start));
+    }
+
+    /// The ranges that can overlap or hold `start..end`.
+    fn near(&self, start: usize, end: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.starting_in(start.saturating_sub(self.longest), end.max(start + 1))
+    }
+
+    /// The ranges that start in `from..to`.
+    fn starting_in(&self, from: usize, to: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.by_start
+            .range(from..to.max(from))
+            .flat_map(|(a, ends)| ends.iter().map(move |b| (*a, *b)))
+    }
 }
 
 fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
-    let mut taken: Vec<(usize, usize)> = Vec::new();
+    let mut taken = Spans::default();
     let mut out: Vec<Claim> = Vec::new();
     let mut seen: HashSet<String> = HashSet::new();
     let overlaps =
-        |taken: &[(usize, usize)], s: usize, e: usize| taken.iter().any(|(a, b)| s < *b && *a < e);
+        |taken: &Spans, s: usize, e: usize| taken.near(s, e).any(|(a, b)| s < b && a < e);
     let push = |out: &mut Vec<Claim>,
                 seen: &mut HashSet<String>,
                 text: &str,
@@ -862,7 +896,7 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
         let s = m
             .as_str()
             .trim_end_matches(['.', ',', ';', ':', '!', '?', '*', '_']);
-        taken.push((m.start(), m.start() + s.len()));
+        taken.push(m.start(), m.start() + s.len());
         push(&mut out, &mut seen, s, FactKind::Url, None, m.start());
     }
     for caps in quote_re().captures_iter(folded) {
@@ -885,6 +919,10 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
     }
     let mut quantities = numbers::scan(folded);
     quantities.retain(|q| !overlaps(&taken, q.start, q.end) && !list_marker(folded, q));
+    let mut quantity_spans = Spans::default();
+    for q in &quantities {
+        quantity_spans.push(q.start, q.end);
+    }
     for caps in token_re().captures_iter(folded) {
         let Some(m) = caps.get(1).or_else(|| caps.get(2)) else {
             continue;
@@ -902,13 +940,13 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
             continue;
         }
         // A number with a glued unit (`30s`, `500K-token`, `2h`) is the quantity's.
-        if quantities
-            .iter()
-            .any(|q| q.start <= m.start() && m.start() < q.end)
+        if quantity_spans
+            .near(m.start(), m.start() + 1)
+            .any(|(a, b)| a <= m.start() && m.start() < b)
         {
             continue;
         }
-        taken.push((m.start(), m.start() + t.len()));
+        taken.push(m.start(), m.start() + t.len());
         push(
             &mut out,
             &mut seen,
@@ -931,7 +969,7 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
         if COMMON_NAMES.contains(&first) {
             continue;
         }
-        taken.push((m.start(), m.end()));
+        taken.push(m.start(), m.end());
         push(
             &mut out,
             &mut seen,
@@ -946,12 +984,11 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
     let code = CODE.get_or_init(|| Regex::new(r"`([^`\s]{3,200})`").expect("compiles"));
     for caps in code.captures_iter(folded) {
         let m = caps.get(1).expect("group");
-        let covered = taken.iter().any(|(a, b)| *a <= m.start() && m.end() <= *b)
-            || quantities
-                .iter()
-                .any(|q| q.start <= m.start() && m.end() <= q.end);
+        let within = |(a, b): (usize, usize)| a <= m.start() && m.end() <= b;
+        let covered = taken.near(m.start(), m.end()).any(within)
+            || quantity_spans.near(m.start(), m.end()).any(within);
         if !covered && m.as_str().chars().any(|c| c.is_ascii_alphanumeric()) {
-            taken.push((m.start(), m.end()));
+            taken.push(m.start(), m.end());
             push(
                 &mut out,
                 &mut seen,
@@ -965,9 +1002,9 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
     for mut q in quantities {
         // A counted word that is a name already taken (`3.5 Sonnet`): the number alone.
         if let Some(cut) = taken
-            .iter()
-            .filter(|(a, b)| *a > q.start && *a < q.end && *b >= q.end)
-            .map(|(a, _)| *a)
+            .starting_in(q.start + 1, q.end)
+            .filter(|(_, b)| *b >= q.end)
+            .map(|(a, _)| a)
             .min()
         {
             q.end = folded[..cut].trim_end().len();
@@ -1580,6 +1617,7 @@ impl Evidence {
             self.find_stated(analysis);
         }
         let input_qs: OnceLock<Vec<Quantity>> = OnceLock::new();
+        let periods = std::cell::RefCell::new(HashMap::new());
         analysis
             .claims
             .iter()
@@ -1653,7 +1691,7 @@ impl Evidence {
                     {
                         return Support::Input;
                     }
-                    return self.quantity_support(q, c, analysis);
+                    return self.quantity_support(q, c, analysis, &periods);
                 }
                 // A URL that a successful call carried was read.
                 let fetched = c.fact.kind == FactKind::Url
@@ -1671,7 +1709,13 @@ impl Evidence {
             .collect()
     }
 
-    fn quantity_support(&self, q: &Quantity, claim: &Claim, analysis: &Analysis) -> Support {
+    fn quantity_support(
+        &self,
+        q: &Quantity,
+        claim: &Claim,
+        analysis: &Analysis,
+        periods: &std::cell::RefCell<HashMap<usize, bool>>,
+    ) -> Support {
         let evidence = self.quantities();
         let matches = if self.large() {
             // No context check: a line of a huge result is no record to attach to.
@@ -1712,7 +1756,9 @@ impl Evidence {
         let after = around(q.end, (q.end + 8).min(analysis.folded.len()));
         // A rate converts by a constant only when the answer's sentence names its period.
         let sentence = analysis.clauses.get(claim.clause).map(|c| c.sentence);
-        let period = {
+        // Once per sentence, not per number: a sentence may be the whole answer.
+        let known_period = sentence.and_then(|s| periods.borrow().get(&s).copied());
+        let period = known_period.unwrap_or_else(|| {
             let mut in_sentence = analysis
                 .clauses
                 .iter()
@@ -1730,7 +1776,10 @@ impl Evidence {
             ]
             .iter()
             .any(|w| t.contains(w))
-        };
+        });
+        if let Some(s) = sentence {
+            periods.borrow_mut().insert(s, period);
+        }
         let ratio = after.trim_start().starts_with(['倍', 'x', '×'])
             || after.trim_start().starts_with("times");
         let key = derive_key(q, ratio || period);

@@ -389,6 +389,7 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
     } else {
         Verdict::Pass
     };
+    let mut findings = bounded(findings);
     // The finding that decided the verdict comes first (tables and JUnit show the first).
     let decisive = match verdict {
         Verdict::SilentDegradation => CheckId::SilentDegradation,
@@ -405,5 +406,81 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
         behavior,
         verdict,
         findings,
+    }
+}
+
+/// Findings of one check kept one by one in a cell; the rest are counted in one more.
+pub const FINDINGS_PER_CHECK: usize = 10;
+
+/// Characters of a finding's message, and of each string in its evidence, kept.
+pub const FINDING_TEXT_CAP: usize = 1000;
+
+/// Items of a list in a finding's evidence kept.
+const EVIDENCE_ITEMS: usize = 20;
+
+/// Bounds what one cell's findings cost, whatever the agent floods them with: past
+/// [`FINDINGS_PER_CHECK`] of one check (and severity) they are merged into one finding
+/// that counts them, and long texts are cut with their full length stated. The verdict
+/// was decided on every finding; this only bounds what is reported of them.
+fn bounded(findings: Vec<Finding>) -> Vec<Finding> {
+    let mut kept: Vec<Finding> = Vec::new();
+    let mut counts: Vec<((CheckId, FindingSeverity), usize)> = Vec::new();
+    for mut f in findings {
+        let key = (f.check, f.severity);
+        let n = match counts.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, n)) => n,
+            None => {
+                counts.push((key, 0));
+                &mut counts.last_mut().expect("just pushed").1
+            }
+        };
+        *n += 1;
+        if *n <= FINDINGS_PER_CHECK {
+            f.message = cut(&f.message);
+            cut_strings(&mut f.evidence);
+            kept.push(f);
+        }
+    }
+    for ((check, severity), n) in counts {
+        if n > FINDINGS_PER_CHECK {
+            let more = n - FINDINGS_PER_CHECK;
+            kept.push(Finding {
+                check,
+                severity,
+                message: format!(
+                    "and {more} more `{}` findings like the {FINDINGS_PER_CHECK} above ({n} in all)",
+                    check.as_str()
+                ),
+                evidence: serde_json::json!({"omitted": more, "total": n}),
+            });
+        }
+    }
+    kept
+}
+
+fn cut(text: &str) -> String {
+    match text.char_indices().nth(FINDING_TEXT_CAP) {
+        None => text.to_string(),
+        Some((at, _)) => format!("{}… ({} bytes in all)", &text[..at], text.len()),
+    }
+}
+
+fn cut_strings(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => *s = cut(s),
+        Value::Array(items) => {
+            let n = items.len();
+            if n > EVIDENCE_ITEMS {
+                items.truncate(EVIDENCE_ITEMS);
+                items.push(Value::String(format!(
+                    "… {} more ({n} in all)",
+                    n - EVIDENCE_ITEMS
+                )));
+            }
+            items.iter_mut().for_each(cut_strings);
+        }
+        Value::Object(map) => map.values_mut().for_each(cut_strings),
+        _ => {}
     }
 }

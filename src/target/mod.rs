@@ -154,10 +154,23 @@ fn malformed_entries(map: &serde_json::Map<String, Value>) -> Vec<String> {
     let mut check = |key: &str, field: &str, readable: &dyn Fn(&Value) -> bool| match map.get(key) {
         None | Some(Value::Null) => {}
         Some(Value::Array(items)) => {
-            for (i, item) in items.iter().enumerate().filter(|(_, v)| !readable(v)) {
+            let mut bad = items.iter().enumerate().filter(|(_, v)| !readable(v));
+            for (i, item) in bad.by_ref().take(MALFORMED_NAMED) {
                 let shown: String = item.to_string().chars().take(120).collect();
                 out.push(format!(
-                    "`{key}[{i}]` has no `{field}` (a non-empty string) and was left out: {shown}"
+                    "`{key}[{i}]` has no {field} and was left out: {shown}"
+                ));
+            }
+            let more = bad.count();
+            if more > 0 {
+                out.push(format!(
+                    "{more} more entries of `{key}` have no {field} and were left out"
+                ));
+            }
+            if items.len() > MAX_LISTED {
+                out.push(format!(
+                    "`{key}` lists {} entries; the first {MAX_LISTED} were read",
+                    items.len()
                 ));
             }
         }
@@ -167,11 +180,40 @@ fn malformed_entries(map: &serde_json::Map<String, Value>) -> Vec<String> {
         )),
     };
     let non_empty = |v: &Value| v.as_str().is_some_and(|u| !u.trim().is_empty());
-    check("citations", "url", &|c| {
-        non_empty(c) || c.get("url").is_some_and(non_empty)
+    check("citations", "`url` (an absolute URL)", &|c| {
+        c.as_str()
+            .or_else(|| c.get("url")?.as_str())
+            .is_some_and(is_url)
     });
-    check("trace", "tool", &|t| t.get("tool").is_some_and(non_empty));
+    check("trace", "`tool` (a non-empty string)", &|t| {
+        t.get("tool").is_some_and(non_empty)
+    });
     out
+}
+
+/// Entries of `citations` and of the self-reported `trace` read from one response; the
+/// rest is counted in an `agent_protocol` finding, so that a flood of them costs the
+/// checks and the report no more than this many.
+pub const MAX_LISTED: usize = 1000;
+
+/// Malformed entries named one by one; the rest are counted.
+const MALFORMED_NAMED: usize = 10;
+
+/// Whether a citation names a URL: an absolute URL with a host (`https://…`), not any
+/// string.
+fn is_url(u: &str) -> bool {
+    url::Url::parse(u.trim()).is_ok_and(|u| u.has_host())
+}
+
+/// Where a body is not UTF-8 (the protocol's encoding), as an `agent_protocol` problem. A
+/// sequence cut off at the very end is the output cap's doing, named by the cap.
+fn not_utf8(body: &[u8]) -> Option<String> {
+    let e = std::str::from_utf8(body).err()?;
+    e.error_len()?;
+    Some(format!(
+        "the response is not UTF-8 (an invalid byte at offset {}); it was read with U+FFFD in place of the invalid bytes",
+        e.valid_up_to()
+    ))
 }
 
 /// The keys of a `fibon.agent/v1` response.
@@ -203,13 +245,25 @@ impl Response {
     /// Reads stdout as the answer text (`answer: text`): all of it, never as a protocol
     /// response. Invalid UTF-8 is read lossily.
     pub fn text(body: &[u8]) -> Response {
-        Response::plain(Value::String(String::from_utf8_lossy(body).into_owned()))
+        Response::plain(Value::String(String::from_utf8_lossy(body).into_owned())).encoded(body)
+    }
+
+    /// Names a body that is not UTF-8 first among the protocol problems.
+    fn encoded(mut self, body: &[u8]) -> Response {
+        if let Some(problem) = not_utf8(body) {
+            self.protocol.insert(0, problem);
+        }
+        self
     }
 
     /// Reads stdout as JSON and the answer as the value at `path` (`answer: {json: PATH}`),
     /// `shown` being the path as written. Stdout that is not JSON, or a path that selects
     /// nothing, is an `agent_protocol` problem: never a quiet pass.
     pub fn at_path(body: &[u8], path: &serde_json_path::JsonPath, shown: &str) -> Response {
+        Response::at_path_lossy(body, path, shown).encoded(body)
+    }
+
+    fn at_path_lossy(body: &[u8], path: &serde_json_path::JsonPath, shown: &str) -> Response {
         let text = String::from_utf8_lossy(body);
         let trimmed = text.trim_start_matches('\u{feff}').trim();
         let value = match serde_json::from_str::<Value>(trimmed) {
@@ -244,6 +298,10 @@ impl Response {
     /// Reads a response body: a protocol JSON object, any other JSON value (the output),
     /// or text (the output). Invalid UTF-8 is read lossily.
     pub fn parse(body: &[u8]) -> Response {
+        Response::parse_lossy(body).encoded(body)
+    }
+
+    fn parse_lossy(body: &[u8]) -> Response {
         let text = String::from_utf8_lossy(body);
         // A byte order mark is not content (RFC 8259 §8.1 lets a parser ignore it).
         let trimmed = text.trim_start_matches('\u{feff}').trim();
@@ -305,17 +363,14 @@ impl Response {
                 .and_then(Value::as_array)
                 .map(|cs| {
                     cs.iter()
+                        .take(MAX_LISTED)
                         .filter_map(|c| match c {
-                            Value::String(u) if !u.trim().is_empty() => Some(Citation {
+                            Value::String(u) if is_url(u) => Some(Citation {
                                 url: u.clone(),
                                 quote: None,
                             }),
                             Value::Object(o) => Some(Citation {
-                                url: o
-                                    .get("url")?
-                                    .as_str()
-                                    .filter(|u| !u.trim().is_empty())?
-                                    .to_string(),
+                                url: o.get("url")?.as_str().filter(|u| is_url(u))?.to_string(),
                                 quote: o.get("quote").and_then(Value::as_str).map(String::from),
                             }),
                             _ => None,
@@ -328,6 +383,7 @@ impl Response {
                 .and_then(Value::as_array)
                 .map(|ts| {
                     ts.iter()
+                        .take(MAX_LISTED)
                         .filter_map(|t| {
                             Some(SelfReportedCall {
                                 tool: t.get("tool")?.as_str()?.to_string(),
@@ -493,7 +549,7 @@ mod tests {
         );
         assert_eq!(r.citations.len(), 1);
         assert_eq!(r.protocol.len(), 3, "{:?}", r.protocol);
-        assert!(r.protocol[0].starts_with("`citations[0]` has no `url` (a non-empty string)"));
+        assert!(r.protocol[0].starts_with("`citations[0]` has no `url` (an absolute URL)"));
         assert!(r.protocol[2].starts_with("`trace[0]` has no `tool` (a non-empty string)"));
         let r = Response::parse(br#"{"output": "x", "citations": "https://a"}"#);
         assert_eq!(
