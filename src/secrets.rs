@@ -106,7 +106,9 @@ impl Redactor {
         for (form, &owner) in self.forms.iter().zip(&self.owner) {
             let f = form.as_bytes();
             let longest = |limit: usize, fits: &dyn Fn(usize) -> bool| {
-                (MIN_PARTIAL..=(f.len() - 1).min(limit)).rev().find(|&k| fits(k))
+                (MIN_PARTIAL..=(f.len() - 1).min(limit))
+                    .rev()
+                    .find(|&k| fits(k))
             };
             if let Some(k) = longest(b.len(), &|k| {
                 b.ends_with(&f[..k]) && body.is_char_boundary(b.len() - k)
@@ -189,7 +191,10 @@ impl Redactor {
     }
 
     fn owned_markers(&self) -> Vec<&str> {
-        self.owner.iter().map(|&o| self.markers[o].as_str()).collect()
+        self.owner
+            .iter()
+            .map(|&o| self.markers[o].as_str())
+            .collect()
     }
 
     /// Copies `from` to `to` with every form replaced, holding back only as much as the
@@ -317,9 +322,10 @@ pub fn register<S: AsRef<str>>(names: impl IntoIterator<Item = S>) {
 /// The redactor of every secret registered so far.
 pub fn current() -> Arc<Redactor> {
     let guard = REGISTRY.read().unwrap_or_else(|p| p.into_inner());
-    guard
-        .as_ref()
-        .map_or_else(|| Arc::new(Redactor::default()), |r| Arc::clone(&r.redactor))
+    guard.as_ref().map_or_else(
+        || Arc::new(Redactor::default()),
+        |r| Arc::clone(&r.redactor),
+    )
 }
 
 /// `text` with the registered secrets redacted.
@@ -359,19 +365,37 @@ mod tests {
             "Authorization: Bearer [redacted:KEY]!"
         );
         let odd = one("pa\"ss/wörd 12");
-        assert_eq!(odd.redact(r#"{"k": "pa\"ss/wörd 12"}"#), r#"{"k": "[redacted:KEY]"}"#);
-        assert_eq!(odd.redact(r#"{"k": "pa\"ss/w\u00f6rd 12"}"#), r#"{"k": "[redacted:KEY]"}"#);
-        assert_eq!(odd.redact(r#"msg: "{\"k\": \"pa\\\"ss/wörd 12\"}""#), r#"msg: "{\"k\": \"[redacted:KEY]\"}""#);
-        assert_eq!(odd.redact("?key=pa%22ss%2Fw%C3%B6rd%2012&x"), "?key=[redacted:KEY]&x");
+        assert_eq!(
+            odd.redact(r#"{"k": "pa\"ss/wörd 12"}"#),
+            r#"{"k": "[redacted:KEY]"}"#
+        );
+        assert_eq!(
+            odd.redact(r#"{"k": "pa\"ss/w\u00f6rd 12"}"#),
+            r#"{"k": "[redacted:KEY]"}"#
+        );
+        assert_eq!(
+            odd.redact(r#"msg: "{\"k\": \"pa\\\"ss/wörd 12\"}""#),
+            r#"msg: "{\"k\": \"[redacted:KEY]\"}""#
+        );
+        assert_eq!(
+            odd.redact("?key=pa%22ss%2Fw%C3%B6rd%2012&x"),
+            "?key=[redacted:KEY]&x"
+        );
         assert_eq!(r.redact("nothing here"), "nothing here");
     }
 
     #[test]
     fn a_secret_cut_short_is_redacted_at_either_end() {
         let r = one("sk-canary-0123456789abcdef");
-        assert_eq!(r.redact("HTTP 401: key sk-canary-01"), "HTTP 401: key [redacted:KEY]");
+        assert_eq!(
+            r.redact("HTTP 401: key sk-canary-01"),
+            "HTTP 401: key [redacted:KEY]"
+        );
         assert_eq!(r.redact("key sk-cana…"), "key [redacted:KEY]…");
-        assert_eq!(r.redact("89abcdef was refused"), "[redacted:KEY] was refused");
+        assert_eq!(
+            r.redact("89abcdef was refused"),
+            "[redacted:KEY] was refused"
+        );
         // Fewer than four bytes is no piece worth hiding.
         assert_eq!(r.redact("ask-"), "ask-");
     }
@@ -383,7 +407,10 @@ mod tests {
             ("A".into(), "abcdefgh".into()),
             ("B".into(), "abcdefgh-and-more".into()),
         ]);
-        assert_eq!(r.redact("x abcdefgh-and-more y abcdefgh z"), "x [redacted:B] y [redacted:A] z");
+        assert_eq!(
+            r.redact("x abcdefgh-and-more y abcdefgh z"),
+            "x [redacted:B] y [redacted:A] z"
+        );
     }
 
     #[test]
@@ -395,7 +422,10 @@ mod tests {
             v,
             serde_json::json!({"a": ["x [redacted:KEY]"], "[redacted:KEY]": 1, "n": 2})
         );
-        assert_eq!(&*r.redact_bytes(b"-sk-canary-0123456789abcdef-"), b"-[redacted:KEY]-");
+        assert_eq!(
+            &*r.redact_bytes(b"-sk-canary-0123456789abcdef-"),
+            b"-[redacted:KEY]-"
+        );
         // A stream read one byte at a time: every match straddles reads.
         struct Trickle<'a>(&'a [u8]);
         impl Read for Trickle<'_> {
@@ -411,7 +441,10 @@ mod tests {
         let text = "a sk-canary-0123456789abcdef b sk-canary-0123456789abcdef";
         let mut out = Vec::new();
         r.copy(Trickle(text.as_bytes()), &mut out).unwrap();
-        assert_eq!(String::from_utf8(out).unwrap(), "a [redacted:KEY] b [redacted:KEY]");
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "a [redacted:KEY] b [redacted:KEY]"
+        );
     }
 
     #[test]

@@ -245,8 +245,24 @@ pub fn expand_env(s: &str) -> String {
 /// Variables whose values are locations and locales, not secrets: passed through `env:`
 /// as `${VAR}`, they are not redacted (a path in every report would be).
 const NOT_SECRET: &[&str] = &[
-    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "TMPDIR", "TMP", "TEMP", "LANG",
-    "LANGUAGE", "LC_ALL", "LC_CTYPE", "TERM", "TZ", "PYTHONPATH", "VIRTUAL_ENV", "NODE_PATH",
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "PWD",
+    "TMPDIR",
+    "TMP",
+    "TEMP",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TERM",
+    "TZ",
+    "PYTHONPATH",
+    "VIRTUAL_ENV",
+    "NODE_PATH",
     "CI",
 ];
 

@@ -110,7 +110,10 @@ mod tests {
         let out = cell(&r, &c);
         let json = serde_json::to_string(&*out).unwrap();
         assert!(!json.contains("0123456789abcdef"), "{json}");
-        assert_eq!(out.findings[0].message, "HTTP 401: bad key Bearer [redacted:KEY]");
+        assert_eq!(
+            out.findings[0].message,
+            "HTTP 401: bad key Bearer [redacted:KEY]"
+        );
         assert_eq!(out.verdict, Verdict::Error);
         assert!(matches!(cell(&Redactor::default(), &c), Cow::Borrowed(_)));
     }
@@ -123,12 +126,19 @@ mod tests {
             "s".into(),
             Behavior::Silent,
             Verdict::SilentDegradation,
-            vec![Finding::error(CheckId::SilentDegradation, "degradation said")],
+            vec![Finding::error(
+                CheckId::SilentDegradation,
+                "degradation said",
+            )],
         )
         .with_output(serde_json::json!("degradation"));
         let out = cell(&r, &c);
         assert_eq!(out.verdict, Verdict::SilentDegradation);
         assert_eq!(out.findings[0].message, "[redacted:KEY] said");
-        assert!(!serde_json::to_string(&out.output).unwrap().contains("degradation"));
+        assert!(
+            !serde_json::to_string(&out.output)
+                .unwrap()
+                .contains("degradation")
+        );
     }
 }

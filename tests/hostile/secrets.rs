@@ -34,7 +34,10 @@ impl Written {
             .chain(streams.iter().map(|(n, t)| (n.to_string(), *t)));
         for (name, text) in all {
             for piece in &pieces {
-                assert!(!text.contains(piece), "{name} holds `{piece}` of the key:\n{text}");
+                assert!(
+                    !text.contains(piece),
+                    "{name} holds `{piece}` of the key:\n{text}"
+                );
             }
         }
     }
@@ -208,7 +211,11 @@ async fn a_model_echoing_its_key_reaches_no_output() {
     assert!(text(&tool["output"]).contains(MARK));
     // The projections are made of the redacted model.
     assert!(out.file("junit.xml").contains(MARK));
-    assert!(out.stderr.contains("::error") && out.stderr.contains(MARK), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("::error") && out.stderr.contains(MARK),
+        "{}",
+        out.stderr
+    );
     assert!(out.stdout.contains(MARK));
     assert!(out.file("step-summary.md").contains("fibon-verify"));
 }
@@ -247,22 +254,37 @@ async fn judges_echoing_their_keys_reach_no_output() {
     .unwrap();
     std::fs::write(
         dir.path().join("candidates.jsonl"),
-        json!({"id": "c1", "input": "q", "output": "the answer is 42", "facts": ["42"]}).to_string() + "\n",
+        json!({"id": "c1", "input": "q", "output": "the answer is 42", "facts": ["42"]})
+            .to_string()
+            + "\n",
     )
     .unwrap();
     let out = written(
         dir.path(),
         &[
-            "gate", "--candidates", "candidates.jsonl", "--policy", "policy.yaml", "--format",
-            "json", "--report-dir", "out",
+            "gate",
+            "--candidates",
+            "candidates.jsonl",
+            "--policy",
+            "policy.yaml",
+            "--format",
+            "json",
+            "--report-dir",
+            "out",
         ],
         &[("FIBON_JUDGE_KEY", CANARY)],
     )
     .await;
     out.sealed();
     let judges = out.report()["cells"][0]["quality"]["judges"].to_string();
-    assert!(judges.contains("judged with Bearer [redacted:FIBON_JUDGE_KEY]"), "{judges}");
-    assert!(judges.contains("bad key Bearer [redacted:FIBON_JUDGE_KEY]"), "{judges}");
+    assert!(
+        judges.contains("judged with Bearer [redacted:FIBON_JUDGE_KEY]"),
+        "{judges}"
+    );
+    assert!(
+        judges.contains("bad key Bearer [redacted:FIBON_JUDGE_KEY]"),
+        "{judges}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -284,7 +306,11 @@ async fn a_recorded_conversation_holding_the_key_is_audited_redacted() {
     .await;
     out.sealed();
     let cell = &out.report()["cells"][0];
-    assert_eq!(cell["trace"][0]["arguments"]["q"], format!("Bearer {MARK}"), "{cell:#}");
+    assert_eq!(
+        cell["trace"][0]["arguments"]["q"],
+        format!("Bearer {MARK}"),
+        "{cell:#}"
+    );
     assert!(cell["output"].as_str().unwrap().contains(MARK));
 }
 
@@ -308,16 +334,33 @@ async fn agents_echoing_env_and_header_secrets_reach_no_output() {
     .await;
     out.sealed();
     let cell = &out.report()["cells"][0];
-    assert!(cell["output"].as_str().unwrap().contains("[redacted:FIBON_CMD_KEY] pin 4711"), "{cell:#}");
-    assert!(cell["stderr"].as_str().unwrap().contains("using [redacted:FIBON_CMD_KEY]"));
-    assert!(out.stderr.contains("the secret `FIBON_PIN` is shorter than 8 bytes"), "{}", out.stderr);
+    assert!(
+        cell["output"]
+            .as_str()
+            .unwrap()
+            .contains("[redacted:FIBON_CMD_KEY] pin 4711"),
+        "{cell:#}"
+    );
+    assert!(
+        cell["stderr"]
+            .as_str()
+            .unwrap()
+            .contains("using [redacted:FIBON_CMD_KEY]")
+    );
+    assert!(
+        out.stderr
+            .contains("the secret `FIBON_PIN` is shorter than 8 bytes"),
+        "{}",
+        out.stderr
+    );
 
     // An http target sent `Authorization: Bearer ${VAR}`, answering with what it got.
     let server = MockServer::start().await;
     Mock::given(method("POST"))
         .respond_with(|req: &Request| {
             let auth = req.headers["authorization"].to_str().unwrap().to_string();
-            ResponseTemplate::new(200).set_body_json(json!({"output": format!("The answer is 42 for {auth}")}))
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"output": format!("The answer is 42 for {auth}")}))
         })
         .mount(&server)
         .await;
@@ -325,7 +368,16 @@ async fn agents_echoing_env_and_header_secrets_reach_no_output() {
         "  kind: http\n  url: \"{}/agent\"\n  headers: {{Authorization: \"Bearer ${{FIBON_HTTP_KEY}}\"}}\n  timeout: 10s\n",
         server.uri()
     ));
-    let out = written(dir.path(), &["run", "--format", "json"], &[("FIBON_HTTP_KEY", CANARY)]).await;
+    let out = written(
+        dir.path(),
+        &["run", "--format", "json"],
+        &[("FIBON_HTTP_KEY", CANARY)],
+    )
+    .await;
     out.sealed();
-    assert!(out.report()["cells"][0]["output"].to_string().contains("Bearer [redacted:FIBON_HTTP_KEY]"));
+    assert!(
+        out.report()["cells"][0]["output"]
+            .to_string()
+            .contains("Bearer [redacted:FIBON_HTTP_KEY]")
+    );
 }
