@@ -106,7 +106,8 @@ mod tests {
             )],
         )
         .with_output(serde_json::json!({"answer": "sk-canary-0123456789abcdef"}))
-        .with_stderr("tail 0123456789abcdef\n".into());
+        // A stderr tail that begins inside the key.
+        .with_stderr("0123456789abcdef was refused\n".into());
         let out = cell(&r, &c);
         let json = serde_json::to_string(&*out).unwrap();
         assert!(!json.contains("0123456789abcdef"), "{json}");
