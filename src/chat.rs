@@ -117,6 +117,9 @@ impl ChatClient {
             }
             if !status.is_success() {
                 let text = resp.text().await.unwrap_or_default();
+                // Redacted before it is cut: a key the endpoint echoes is not left half
+                // there (crate::secrets).
+                let text = crate::secrets::redact(&text);
                 let text: String = text.chars().take(300).collect();
                 return Err(ChatError::Rejected(format!(
                     "{} answered HTTP {status}: {text}",

@@ -132,7 +132,10 @@ pub fn experiment(
             path: path.to_path_buf(),
             reason: e.to_string(),
         })?;
-    let json = serde_json::to_string_pretty(&report).expect("serializes");
+    // Judges' replies and errors are in it: redacted as the report model is.
+    let mut value = serde_json::to_value(&report).expect("serializes");
+    crate::secrets::current().redact_value(&mut value);
+    let json = serde_json::to_string_pretty(&value).expect("serializes");
     let out = report_dir.join("experiment.json");
     report::write_atomic(&out, json.as_bytes())?;
     Ok(Experimented {

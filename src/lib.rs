@@ -33,6 +33,7 @@ pub mod report;
 pub mod sample;
 pub mod scenario;
 pub mod schema;
+pub mod secrets;
 pub mod source;
 pub mod target;
 pub mod text;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// Bottom to top; a module may use the modules of lower ranks.
 const LAYERS: &[(&str, &[&str])] = &[
-    ("vocabulary", &["vocab", "exit_code", "text"]),
+    ("vocabulary", &["vocab", "exit_code", "text", "secrets"]),
     ("diagnostics", &["diag"]),
     ("user errors", &["errors"]),
     ("sources", &["source"]),

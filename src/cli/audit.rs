@@ -41,11 +41,12 @@ pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedErr
         github: globals.github,
     };
     let audited = matrix::audit(&project, &history, &spec)?;
-    eprintln!(
+    writeln!(
+        super::stderr(),
         "read {:.1} MB in {:.2} s",
         history.bytes as f64 / 1e6,
         audited.duration_ms as f64 / 1000.0
-    );
+    )?;
     if args.format == Format::Json {
         super::print_line(json!({
             "summary": audited.summary,

@@ -62,8 +62,9 @@ pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedErro
 /// `gate --experiment`: Gate A, then Gate B.
 fn experiment(args: &GateArgs, path: &std::path::Path) -> Result<i32, ExpectedError> {
     let done = gate::experiment(path, args.policy.as_deref(), args.seed, &args.report_dir)?;
-    eprint!("{}", done.report.summary());
-    eprintln!("report: {}", done.path.display());
+    let mut err = super::stderr();
+    write!(err, "{}", done.report.summary())?;
+    writeln!(err, "report: {}", done.path.display())?;
     if args.format == Format::Json {
         super::print_line(done.json)?;
     }

@@ -76,7 +76,8 @@ pub(crate) fn run(globals: &Globals, args: GatewayArgs) -> Result<i32, ExpectedE
         // Without --serve-for a signal is the way to stop; with it, a signal cuts the time
         // short: the trace is written either way, and the exit says it was interrupted.
         let cut_short = standalone::serve_until(args.serve_for, super::interrupted()).await;
-        let text = served.trace();
+        // The agent's arguments and the servers' results may echo a header's secret.
+        let text = crate::secrets::redact(&served.trace());
         match &args.trace_out {
             Some(path) => {
                 std::fs::write(path, text + "\n").map_err(ExpectedError::unwritable(path))?

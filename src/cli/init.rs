@@ -193,5 +193,7 @@ fn write(path: &Path, text: &str) -> Result<(), ExpectedError> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(ExpectedError::unwritable(dir))?;
     }
+    // A server's tool descriptions may echo the headers it was sent.
+    let text = crate::secrets::current().redact(text).into_owned();
     std::fs::write(path, text).map_err(ExpectedError::unwritable(path))
 }

@@ -35,7 +35,7 @@ pub(crate) fn run(globals: &Globals, args: MergeArgs) -> Result<i32, ExpectedErr
     }
     let count = reports.len();
     let merged = merge::merge(reports).map_err(ExpectedError::InvalidShards)?;
-    eprintln!("merged {count} reports");
+    writeln!(super::stderr(), "merged {count} reports")?;
     // The shard runs annotated their failing cells already: once is enough.
     let outputs = Outputs::new(&args.report_dir, globals.github).without_annotations();
     let written = report::write_all(&merged, &outputs)?;

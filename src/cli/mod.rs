@@ -136,10 +136,10 @@ impl From<crate::probe::draft::DraftError> for ExpectedError {
 }
 
 /// Prints an error the one way every command does: the diagnostics it carries, then
-/// `error: …`, `  help: …` and what was not done. Writing to stderr cannot fail here in a
-/// way worth reporting.
+/// `error: …`, `  help: …` and what was not done — through [`stderr`], so with the
+/// secrets redacted. Writing to stderr cannot fail here in a way worth reporting.
 pub(crate) fn render(err: &ExpectedError, color: bool) {
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = stderr();
     // Failures found together are said in order, each the same way.
     for err in err.each() {
         for d in err.diagnostics() {
@@ -206,7 +206,8 @@ pub fn main_impl() -> i32 {
 }
 
 /// Standard error, for a command's human output: `write!` to it fails with
-/// [`ExpectedError::Stream`].
+/// [`ExpectedError::Stream`]. What is written is redacted (crate::secrets), one `write!`
+/// at a time.
 pub(crate) struct Stderr(std::io::StderrLock<'static>);
 
 /// [`Stderr`], locked.
@@ -217,14 +218,29 @@ pub(crate) fn stderr() -> Stderr {
 impl Stderr {
     /// For `write!` and `writeln!`.
     pub(crate) fn write_fmt(&mut self, args: std::fmt::Arguments<'_>) -> Result<(), ExpectedError> {
-        self.0.write_fmt(args).map_err(ExpectedError::Stream)
+        let text = redacted(args);
+        self.0
+            .write_all(text.as_bytes())
+            .map_err(ExpectedError::Stream)
+    }
+}
+
+/// A `write!`'s text with the secrets redacted: formatted whole first, so that no secret
+/// is split between the pieces of one format string.
+fn redacted(args: std::fmt::Arguments<'_>) -> String {
+    let text = args.to_string();
+    match crate::secrets::current().redact(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(r) => r,
     }
 }
 
 /// Standard output for a command's results. A reader that goes away early (`| head`) is
 /// not the command's failure, and must not hide it either: what is left unwritten is
 /// dropped and the command still exits with its own code — a broken pipe never turns a
-/// failing run into a pass.
+/// failing run into a pass. What is written is redacted (crate::secrets): each `write!`
+/// whole, and each buffer written as is (a file copied is redacted as a stream by
+/// [`crate::report::Written::print_json`]).
 pub(crate) struct Stdout {
     inner: std::io::StdoutLock<'static>,
     gone: bool,
@@ -252,6 +268,15 @@ impl Stdout {
         Write::write_fmt(self, args).map_err(ExpectedError::Stream)
     }
 
+    fn write_redacted(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        if self.gone {
+            return Ok(());
+        }
+        let redactor = crate::secrets::current();
+        let result = self.inner.write_all(&redactor.redact_bytes(buf));
+        self.absorb(result)
+    }
+
     /// Flushes what was written, as [`Write::flush`] does.
     pub(crate) fn flush(&mut self) -> Result<(), ExpectedError> {
         Write::flush(self).map_err(ExpectedError::Stream)
@@ -270,11 +295,11 @@ impl Stdout {
 
 impl Write for Stdout {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        if self.gone {
-            return Ok(buf.len());
-        }
-        let result = self.inner.write_all(buf);
-        self.absorb(result).map(|()| buf.len())
+        self.write_redacted(buf).map(|()| buf.len())
+    }
+
+    fn write_fmt(&mut self, args: std::fmt::Arguments<'_>) -> std::io::Result<()> {
+        self.write_redacted(redacted(args).as_bytes())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {

@@ -241,3 +241,62 @@ pub fn expand_env(s: &str) -> String {
     out.push_str(rest);
     out
 }
+
+/// Variables whose values are locations and locales, not secrets: passed through `env:`
+/// as `${VAR}`, they are not redacted (a path in every report would be).
+const NOT_SECRET: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "PWD",
+    "TMPDIR",
+    "TMP",
+    "TEMP",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "TERM",
+    "TZ",
+    "PYTHONPATH",
+    "VIRTUAL_ENV",
+    "NODE_PATH",
+    "CI",
+];
+
+impl Config {
+    /// The variables this config names as secrets: every `api_key_env`, every `${VAR}` in
+    /// headers (http target, streamable HTTP servers), and every `${VAR}` in `env:` (command
+    /// target, stdio servers) but those of [`NOT_SECRET`] (docs/config.md, "Secrets").
+    pub fn secret_names(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let expanded = |values: &IndexMap<String, String>, all: bool, out: &mut Vec<String>| {
+            for v in values.values() {
+                out.extend(
+                    crate::secrets::expanded_vars(v)
+                        .into_iter()
+                        .filter(|n| all || !NOT_SECRET.contains(n))
+                        .map(str::to_string),
+                );
+            }
+        };
+        match &self.target {
+            Some(Target::Openai { api_key_env, .. }) => out.extend(api_key_env.clone()),
+            Some(Target::Http { headers, .. }) => expanded(headers, true, &mut out),
+            Some(Target::Command { env, .. }) => expanded(env, false, &mut out),
+            Some(Target::Replay { .. }) | None => {}
+        }
+        if let Some(judge) = &self.refusal_judge {
+            out.extend(judge.api_key_env.clone());
+        }
+        for server in &self.platform.mcp_servers {
+            match &server.transport {
+                McpTransport::Http { headers, .. } => expanded(headers, true, &mut out),
+                McpTransport::Stdio { env, .. } => expanded(env, false, &mut out),
+            }
+        }
+        out
+    }
+}

@@ -209,7 +209,7 @@ pub fn validate(doc: &Document, raw: RawConfig, diags: &mut Vec<Diagnostic>) -> 
         }
         ok
     });
-    Config {
+    let config = Config {
         quality_policy,
         refusal_lexicon,
         refusal_judge,
@@ -220,7 +220,10 @@ pub fn validate(doc: &Document, raw: RawConfig, diags: &mut Vec<Diagnostic>) -> 
         platform: platform.unwrap_or_default(),
         matrix,
         report_dir,
-    }
+    };
+    // Before anything can echo them: every output from here on redacts them.
+    crate::secrets::register(config.secret_names());
+    config
 }
 
 fn target(doc: &Document, dir: &Path, t: RawTarget, diags: &mut Vec<Diagnostic>) -> Option<Target> {

@@ -185,7 +185,11 @@ async fn on_platform(
     let on_done = |c: &CellReport| {
         bar.inc(1);
         if c.verdict != report::Verdict::Pass {
-            bar.println(format!("{} {}", c.verdict.as_str().to_uppercase(), c.id));
+            bar.println(crate::secrets::redact(&format!(
+                "{} {}",
+                c.verdict.as_str().to_uppercase(),
+                c.id
+            )));
         }
     };
     let result =

@@ -192,7 +192,8 @@ impl HttpConnection {
             {
                 return Err(RequestError::Rpc(RpcError::from_value(e)));
             }
-            let snippet: String = body.chars().take(200).collect();
+            // Redacted before it is cut: a header's secret echoed is not left half there.
+            let snippet: String = crate::secrets::redact(&body).chars().take(200).collect();
             return Err(RequestError::Protocol(format!(
                 "HTTP {status} from {}: {snippet}",
                 self.url

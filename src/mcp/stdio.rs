@@ -237,6 +237,7 @@ async fn read_stderr(stderr: impl AsyncRead + Unpin, tail: Arc<Mutex<VecDeque<St
         if t.len() == STDERR_LINES {
             t.pop_front();
         }
-        t.push_back(line.chars().take(500).collect());
+        // Redacted before it is cut: a secret of `env` printed is not left half there.
+        t.push_back(crate::secrets::redact(&line).chars().take(500).collect());
     }
 }

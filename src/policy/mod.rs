@@ -37,6 +37,20 @@ pub struct Policy {
     pub budget: Budget,
 }
 
+impl Policy {
+    /// The variables this policy names as secrets: each `openai` judge's `api_key_env`.
+    pub fn secret_names(&self) -> Vec<String> {
+        self.judges
+            .iter()
+            .chain([&self.tiebreak])
+            .filter_map(|j| match &j.kind {
+                JudgeImpl::Openai { api_key_env, .. } => api_key_env.clone(),
+                JudgeImpl::Command(_) | JudgeImpl::Builtin(_) => None,
+            })
+            .collect()
+    }
+}
+
 /// The scale.
 #[derive(Debug, Clone, Copy)]
 pub struct Scale {
@@ -296,7 +310,7 @@ pub fn validate(doc: &Document, raw: RawPolicy, diags: &mut Vec<Diagnostic>) -> 
     let failed = diags.iter().filter(|d| d.is_error()).count() > before;
     let [a, b]: [JudgeSpec; 2] = judges.try_into().ok()?;
     let tiebreak = tiebreak?;
-    (!failed).then(|| Policy {
+    let policy = (!failed).then(|| Policy {
         name: raw.policy,
         version: match raw.version {
             Value::String(s) => s,
@@ -309,7 +323,12 @@ pub fn validate(doc: &Document, raw: RawPolicy, diags: &mut Vec<Diagnostic>) -> 
         max_diff: raw.stability.map_or(0.5, |s| s.max_diff),
         rewrite_max: raw.rewrite.map_or(2, |r| r.max),
         budget,
-    })
+    });
+    // Before a judge can echo them: every output from here on redacts them.
+    if let Some(p) = &policy {
+        crate::secrets::register(p.secret_names());
+    }
+    policy
 }
 
 fn judge(doc: &Document, ptr: &str, j: RawJudge, diags: &mut Vec<Diagnostic>) -> Option<JudgeSpec> {

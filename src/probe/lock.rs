@@ -146,6 +146,8 @@ impl LockFile {
     pub fn write(&self, path: &Path) -> Result<(), LockError> {
         let tmp = path.with_extension("lock.tmp");
         let text = serde_json::to_string_pretty(self).expect("serializes") + "\n";
+        // A server's tool descriptions may echo the headers it was sent.
+        let text = crate::secrets::current().redact(&text).into_owned();
         std::fs::write(&tmp, text)
             .and_then(|()| std::fs::rename(&tmp, path))
             .map_err(|source| LockError::Unwritable {

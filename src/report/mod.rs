@@ -8,6 +8,7 @@ pub mod junit;
 pub mod merge;
 mod model;
 pub mod progress;
+mod redact;
 mod sinks;
 pub mod table;
 pub mod tally;
@@ -57,9 +58,11 @@ pub fn quality_budget(
     })
 }
 
-/// Writes a file atomically: a temporary file beside it, renamed over it. Failures name
-/// the file or folder that could not be written.
+/// Writes a file atomically: a temporary file beside it, renamed over it, with the
+/// secrets redacted (crate::secrets). Failures name the file or folder that could not be
+/// written.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ExpectedError> {
+    let contents = &*crate::secrets::current().redact_bytes(contents);
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(ExpectedError::unwritable(dir))?;
     }

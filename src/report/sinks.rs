@@ -6,11 +6,13 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use super::junit::Junit;
 use super::tally::Tally;
-use super::{CellReport, Report, Summary, github, json, table};
+use super::{CellReport, Report, Summary, github, json, redact, table};
 use crate::errors::ExpectedError;
+use crate::secrets::Redactor;
 
 /// Where a command's results go, and how they are shown.
 #[derive(Debug, Clone)]
@@ -65,10 +67,11 @@ pub struct Written {
 }
 
 impl Written {
-    /// Copies report.json to `out` (`--format json`), as one line-terminated document.
+    /// Copies report.json to `out` (`--format json`), as one line-terminated document
+    /// (redacted again: it may be a report of an earlier run).
     pub fn print_json(&self, out: &mut impl Write) -> Result<(), ExpectedError> {
         File::open(&self.report_json)
-            .and_then(|mut f| std::io::copy(&mut f, out))
+            .and_then(|f| crate::secrets::current().copy(f, out))
             .map_err(ExpectedError::unwritable(&self.report_json))?;
         writeln!(out)
             .and_then(|()| out.flush())
@@ -87,10 +90,12 @@ pub fn write_all(report: &Report, outputs: &Outputs) -> Result<Written, Expected
 
 /// The outputs of cells written as they come: each cell goes to the report's spill files
 /// at once, and only counts (and the first failing cells the table, summary and
-/// annotations show) stay in memory.
+/// annotations show) stay in memory. Every cell, and what surrounds them, is redacted
+/// (crate::secrets) as it comes in, before any output is made of it.
 #[derive(Debug)]
 pub struct Stream {
     outputs: Outputs,
+    redactor: Arc<Redactor>,
     cells: json::Cells,
     junit: Junit,
     tally: Tally,
@@ -121,6 +126,7 @@ impl Stream {
             .map_err(ExpectedError::unwritable(&outputs.dir))?;
         Ok(Stream {
             outputs: outputs.clone(),
+            redactor: crate::secrets::current(),
             cells,
             junit: Junit::new(&spill.0),
             tally: Tally::new(keep),
@@ -130,6 +136,7 @@ impl Stream {
 
     /// Writes one cell.
     pub fn cell(&mut self, c: &CellReport) -> Result<(), ExpectedError> {
+        let c = &*redact::cell(&self.redactor, c);
         self.tally.add(c);
         self.cells
             .cell(c)
@@ -147,11 +154,13 @@ impl Stream {
     pub fn finish(self, report: &Report) -> Result<Written, ExpectedError> {
         let Stream {
             outputs,
+            redactor,
             cells,
             junit,
             tally,
             spill,
         } = self;
+        let report = &redact::header(&redactor, report);
         let json_path = outputs.dir.join("report.json");
         write_with(&json_path, |w| cells.finish(report, w))?;
         write_with(&outputs.dir.join("junit.xml"), |w| {
@@ -160,8 +169,12 @@ impl Stream {
         drop(spill);
         // The terminal's own stream failing is no fault of the user's (exit 70).
         let mut stderr = std::io::stderr().lock();
-        let mut say =
-            |text: std::fmt::Arguments<'_>| stderr.write_fmt(text).map_err(ExpectedError::Stream);
+        let mut say = |text: std::fmt::Arguments<'_>| {
+            let text = text.to_string();
+            stderr
+                .write_all(redactor.redact(&text).as_bytes())
+                .map_err(ExpectedError::Stream)
+        };
         if outputs.annotations {
             for line in github::annotations(&tally) {
                 say(format_args!("{line}\n"))?;

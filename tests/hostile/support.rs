@@ -1,7 +1,7 @@
 //! What the hostile tests share: a scratch project built from the shipped one, with a
 //! script of the test's own as the agent.
 
-#![allow(dead_code)]
+#![allow(dead_code, unreachable_pub)]
 
 use std::path::{Path, PathBuf};
 
@@ -10,7 +10,13 @@ use std::path::{Path, PathBuf};
 pub fn scratch_project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let root = super::common::root();
-    for entry in ["fibon.yaml", "fibon.naive.yaml", "contracts", "scenarios", "examples"] {
+    for entry in [
+        "fibon.yaml",
+        "fibon.naive.yaml",
+        "contracts",
+        "scenarios",
+        "examples",
+    ] {
         copy(&root.join(entry), &dir.path().join(entry));
     }
     dir
