@@ -1618,6 +1618,8 @@ impl Evidence {
         }
         let input_qs: OnceLock<Vec<Quantity>> = OnceLock::new();
         let periods = std::cell::RefCell::new(HashMap::new());
+        // The answer's numbers, gathered once for every number that needs them.
+        let named = OnceLock::new();
         analysis
             .claims
             .iter()
@@ -1691,7 +1693,7 @@ impl Evidence {
                     {
                         return Support::Input;
                     }
-                    return self.quantity_support(q, c, analysis, &periods);
+                    return self.quantity_support(q, c, analysis, &periods, &named);
                 }
                 // A URL that a successful call carried was read.
                 let fetched = c.fact.kind == FactKind::Url
@@ -1709,12 +1711,13 @@ impl Evidence {
             .collect()
     }
 
-    fn quantity_support(
+    fn quantity_support<'a>(
         &self,
         q: &Quantity,
         claim: &Claim,
-        analysis: &Analysis,
+        analysis: &'a Analysis,
         periods: &std::cell::RefCell<HashMap<usize, bool>>,
+        named: &'a OnceLock<Vec<&'a Quantity>>,
     ) -> Support {
         let evidence = self.quantities();
         let matches = if self.large() {
@@ -1806,11 +1809,13 @@ impl Evidence {
         if let Some(how) = derived {
             return Support::Derived(how);
         }
-        let named: Vec<&Quantity> = analysis
-            .claims
-            .iter()
-            .filter_map(|c| c.quantity.as_ref())
-            .collect();
+        let named = named.get_or_init(|| {
+            analysis
+                .claims
+                .iter()
+                .filter_map(|c| c.quantity.as_ref())
+                .collect()
+        });
         if named.iter().any(|p| p.dim == Dim::Percent) {
             let pool: Vec<&Quantity> = self
                 .index()
@@ -1818,7 +1823,7 @@ impl Evidence {
                 .iter()
                 .map(|i| &evidence[*i as usize].0)
                 .collect();
-            if let Some(how) = percent_applied(q, &pool, &named) {
+            if let Some(how) = percent_applied(q, &pool, named) {
                 return Support::Derived(how);
             }
         }

@@ -45,33 +45,35 @@ impl Conversation {
     /// Reads one History line.
     pub fn parse(line: &str) -> Result<Conversation, String> {
         let v: Value = serde_json::from_str(line).map_err(|e| format!("not JSON: {e}"))?;
-        Conversation::from_value(&v)
+        Conversation::from_value(v)
     }
 
-    /// Reads one History object.
-    pub fn from_value(v: &Value) -> Result<Conversation, String> {
+    /// Reads one History object, moving its parts out rather than copying them: a line
+    /// may be megabytes of tool results.
+    pub fn from_value(mut v: Value) -> Result<Conversation, String> {
         if !v.is_object() {
             return Err("a conversation is a JSON object".into());
         }
         let id = v["id"].as_str().ok_or("no `id`")?.to_string();
-        let trace = v["trace"]
-            .as_array()
-            .map(|calls| {
-                calls
-                    .iter()
-                    .map(|c| RecordedCall {
-                        tool: c["tool"].as_str().unwrap_or_default().to_string(),
-                        arguments: c.get("arguments").cloned().unwrap_or(Value::Null),
-                        result: c.get("result").filter(|r| !r.is_null()).cloned(),
-                        error: c.get("error").filter(|e| !e.is_null()).cloned(),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let trace = match v["trace"].take() {
+            Value::Array(calls) => calls
+                .into_iter()
+                .map(|mut c| RecordedCall {
+                    tool: c["tool"].as_str().unwrap_or_default().to_string(),
+                    arguments: c.get_mut("arguments").map_or(Value::Null, Value::take),
+                    result: c
+                        .get_mut("result")
+                        .map(Value::take)
+                        .filter(|r| !r.is_null()),
+                    error: c.get_mut("error").map(Value::take).filter(|e| !e.is_null()),
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
         let mut response = serde_json::Map::new();
         for key in ["output", "status", "error", "degraded", "citations"] {
-            if let Some(x) = v.get(key) {
-                response.insert(key.into(), x.clone());
+            if let Some(x) = v.get_mut(key) {
+                response.insert(key.into(), x.take());
             }
         }
         Ok(Conversation {
@@ -250,7 +252,12 @@ fn read(path: &Path, mut each: impl FnMut(Item, u64)) -> std::io::Result<usize> 
             }
             continue;
         }
-        match Conversation::parse(text) {
+        let parsed = Conversation::parse(text);
+        // A megabyte-long line leaves no buffer that size behind it while it is checked.
+        if line.capacity() > 1024 * 1024 {
+            line = Vec::new();
+        }
+        match parsed {
             Ok(c) => each(Item::Conversation(c), bytes),
             Err(reason) => each(bad(reason), bytes),
         }

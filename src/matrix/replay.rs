@@ -63,8 +63,10 @@ pub fn check_conversation(
     };
     let mut trace = Vec::new();
     let mut fault: Option<(FaultKind, String)> = None;
+    let text_cap = crate::gateway::GatewayOptions::default().trace_text_cap;
     for (i, call) in conv.trace.iter().enumerate() {
         let tool = call.tool.clone();
+        let mut result_bytes = 0;
         let (status, text, kind, error) = match (&call.result, &call.error) {
             (_, Some(e)) => {
                 let code = e["code"].as_str().unwrap_or("ERROR").to_string();
@@ -80,7 +82,16 @@ pub fn check_conversation(
                 )
             }
             (Some(r), _) => {
-                let text = result_text(r);
+                let mut text = result_text(r);
+                // Kept as the gateway keeps a live call's result (its trace text cap).
+                if text.len() > text_cap {
+                    result_bytes = text.len();
+                    let mut cut = text_cap;
+                    while !text.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    text.truncate(cut);
+                }
                 if r["isError"].as_bool() == Some(true) {
                     (Status::ToolError, text, None, None)
                 } else if r["content"].as_array().is_some_and(Vec::is_empty)
@@ -109,20 +120,51 @@ pub fn check_conversation(
             arguments: Some(call.arguments.clone()),
             fault: kind.map(|k| k.as_str().to_string()),
             status,
-            result_bytes: text.len(),
+            result_bytes: result_bytes.max(text.len()),
+            truncated: result_bytes > text.len(),
             result_text: text,
-            truncated: false,
             tools: None,
             error,
             duration_ms: 0.0,
         });
     }
-    let response = Response::parse(conv.response.to_string().as_bytes());
+    // A recorded answer is judged on as much as a live one would be (the output cap).
+    let output_cap = crate::target::Limits::default().output_cap;
+    let mut truncated = false;
+    let cut =
+        |text: &str| serde_json::Value::String(text[..text.floor_char_boundary(output_cap)].into());
+    let recorded: serde_json::Map<String, serde_json::Value> = conv
+        .response
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(key, value)| {
+            let value = match value {
+                serde_json::Value::String(s) if key == "output" && s.len() > output_cap => {
+                    truncated = true;
+                    cut(s)
+                }
+                serde_json::Value::Array(_) | serde_json::Value::Object(_) if key == "output" => {
+                    let text = value.to_string();
+                    if text.len() > output_cap {
+                        truncated = true;
+                        cut(&text)
+                    } else {
+                        value.clone()
+                    }
+                }
+                _ => value.clone(),
+            };
+            (key.clone(), value)
+        })
+        .collect();
+    let recorded = serde_json::Value::Object(recorded);
+    let response = Response::parse(recorded.to_string().as_bytes());
     let invocation = Invocation::Responded {
         response: response.clone(),
         code: None,
         stderr: String::new(),
-        truncated: false,
+        truncated,
     };
     let scenario = Scenario {
         id: id.clone(),
