@@ -8,5 +8,7 @@ mod common;
 #[path = "hostile/support.rs"]
 mod support;
 
+#[path = "hostile/floods.rs"]
+mod floods;
 #[path = "hostile/secrets.rs"]
 mod secrets;

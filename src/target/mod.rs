@@ -197,7 +197,7 @@ fn malformed_entries(map: &serde_json::Map<String, Value>) -> Vec<String> {
 pub const MAX_LISTED: usize = 1000;
 
 /// Malformed entries named one by one; the rest are counted.
-const MALFORMED_NAMED: usize = 10;
+const MALFORMED_NAMED: usize = 5;
 
 /// Whether a citation names a URL: an absolute URL with a host (`https://…`), not any
 /// string.
