@@ -43,48 +43,128 @@ pub struct SourceFile {
 pub const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Checks, without opening it (a FIFO would block), that `path` is a regular file: not a
-/// folder, a FIFO, a socket or a device such as /dev/zero. Returns its metadata; the error
-/// is the reason, for a person (callers name the path).
+/// folder, a FIFO, a socket, a device such as /dev/zero, or a symbolic link to one or to
+/// nothing. Returns its metadata; the error is the reason, for a person (callers name the
+/// path).
 pub fn regular_file(path: &Path) -> Result<std::fs::Metadata, String> {
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    let link = std::fs::symlink_metadata(path).map_err(|e| reason_of(&e))?;
+    // Through a symbolic link, say where it leads: "a link to /dev/zero" explains more
+    // than "a device".
+    let via = if link.file_type().is_symlink() {
+        let target = std::fs::read_link(path)
+            .map(|t| t.display().to_string())
+            .unwrap_or_else(|_| "?".into());
+        match std::fs::metadata(path) {
+            Ok(_) => format!(" (through the symbolic link to {target})"),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(format!(
+                    "it is a symbolic link to {target}, which does not exist"
+                ));
+            }
+            Err(e) => {
+                return Err(format!(
+                    "{} (through the symbolic link to {target})",
+                    reason_of(&e)
+                ));
+            }
+        }
+    } else {
+        String::new()
+    };
+    let meta = std::fs::metadata(path).map_err(|e| reason_of(&e))?;
     if meta.is_dir() {
-        return Err("it is a folder".into());
+        return Err(format!("it is a folder{via}"));
     }
     if !meta.is_file() {
-        return Err("it is not a regular file (a pipe, socket or device)".into());
+        return Err(format!(
+            "it is not a regular file but {}{via}",
+            special_kind(&meta)
+        ));
     }
     Ok(meta)
 }
 
+/// What a file that is neither a folder nor a regular file is.
+fn special_kind(meta: &std::fs::Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            return "a named pipe (FIFO)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    let _ = meta;
+    "a pipe, socket or device"
+}
+
+/// An I/O error as a reason for a person.
+fn reason_of(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::NotFound => "it does not exist".into(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        _ => e.to_string(),
+    }
+}
+
 /// Reads a whole text file, refusing what would hang or exhaust memory: anything but a
-/// regular file (see [`regular_file`]) and files over `cap` bytes.
+/// regular file (see [`regular_file`]) and files over `cap` bytes; and what is not UTF-8.
+/// The one reader of every input file, found in a folder or named on the command line.
 /// The error is the reason, for a person (callers name the path).
 pub fn read_text(path: &Path, cap: u64) -> Result<String, String> {
     use std::io::Read;
-    let fail = |why: String| why;
+    let too_large = |len: u64| {
+        format!(
+            "it is {} MiB; files over {} MiB are not read",
+            len.div_ceil(1024 * 1024),
+            cap / (1024 * 1024)
+        )
+    };
     let meta = regular_file(path)?;
     if meta.len() > cap {
-        return Err(fail(format!(
-            "it is {} MiB; files over {} MiB are not read",
-            meta.len().div_ceil(1024 * 1024),
-            cap / (1024 * 1024)
-        )));
+        return Err(too_large(meta.len()));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::fs::File::open(path)
-        .and_then(|f| f.take(cap + 1).read_to_end(&mut bytes))
-        .map_err(|e| fail(e.to_string()))?;
+    // The path may have been replaced since it was looked at: open without blocking (a
+    // FIFO put there would block the open) and check what was opened before reading it.
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(nix::libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| reason_of(&e))?;
+    let opened = file.metadata().map_err(|e| reason_of(&e))?;
+    if !opened.is_file() {
+        return Err(format!(
+            "it is not a regular file but {}",
+            special_kind(&opened)
+        ));
+    }
+    if opened.len() > cap {
+        return Err(too_large(opened.len()));
+    }
+    let mut bytes = Vec::with_capacity(opened.len() as usize);
+    file.take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| reason_of(&e))?;
     if bytes.len() as u64 > cap {
-        return Err(fail(format!(
+        return Err(format!(
             "it grew past {} MiB while being read",
             cap / (1024 * 1024)
-        )));
+        ));
     }
     String::from_utf8(bytes).map_err(|e| {
-        fail(format!(
+        format!(
             "it is not UTF-8 text (invalid byte at offset {})",
             e.utf8_error().valid_up_to()
-        ))
+        )
     })
 }
 

@@ -10,7 +10,13 @@ use std::path::{Path, PathBuf};
 pub fn scratch_project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let root = super::common::root();
-    for entry in ["fibon.yaml", "fibon.naive.yaml", "contracts", "scenarios", "examples"] {
+    for entry in [
+        "fibon.yaml",
+        "fibon.naive.yaml",
+        "contracts",
+        "scenarios",
+        "examples",
+    ] {
         copy(&root.join(entry), &dir.path().join(entry));
     }
     dir
