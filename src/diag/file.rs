@@ -35,6 +35,63 @@ pub struct SourceFile {
     pub text: Arc<String>,
     /// Its syntax.
     pub format: Format,
+    /// Built on the first position asked for: a diagnostic each costs a lookup, not a
+    /// scan from the start of the file.
+    positions: std::sync::OnceLock<Positions>,
+}
+
+/// Where each line starts, and how many characters come before every [`CHUNK`]th byte
+/// (and before the end):
+/// what turns a byte offset into a line and column in time independent of the file's size.
+#[derive(Debug)]
+struct Positions {
+    line_starts: Vec<usize>,
+    chars_before_chunk: Vec<usize>,
+}
+
+const CHUNK: usize = 64;
+
+impl Positions {
+    fn of(text: &str) -> Positions {
+        let bytes = text.as_bytes();
+        let line_starts = std::iter::once(0)
+            .chain(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1))
+            .collect();
+        let mut chars = 0;
+        let mut chars_before_chunk: Vec<usize> = bytes
+            .chunks(CHUNK)
+            .map(|chunk| {
+                let before = chars;
+                chars += chunk.iter().filter(|b| !is_continuation(**b)).count();
+                before
+            })
+            .collect();
+        // The end of a text whose length is a multiple of CHUNK starts one more chunk.
+        chars_before_chunk.push(chars);
+        Positions {
+            line_starts,
+            chars_before_chunk,
+        }
+    }
+
+    /// Characters before byte `offset` (at a character boundary).
+    fn chars_before(&self, text: &[u8], offset: usize) -> usize {
+        let chunk = offset / CHUNK;
+        self.chars_before_chunk[chunk]
+            + text[chunk * CHUNK..offset]
+                .iter()
+                .filter(|b| !is_continuation(**b))
+                .count()
+    }
+
+    /// 0-based line holding byte `offset`.
+    fn line_of(&self, offset: usize) -> usize {
+        self.line_starts.partition_point(|&s| s <= offset) - 1
+    }
+}
+
+fn is_continuation(b: u8) -> bool {
+    b & 0xC0 == 0x80
 }
 
 /// The largest input file fibon-verify reads whole (contracts, scenarios, configs,
@@ -186,6 +243,7 @@ impl SourceFile {
             path: path.to_path_buf(),
             format: Format::of(path),
             text: Arc::new(text),
+            positions: std::sync::OnceLock::new(),
         }
     }
 
@@ -196,12 +254,30 @@ impl SourceFile {
 
     /// 1-based line and column (in characters) of a byte offset.
     pub fn line_col(&self, offset: usize) -> (usize, usize) {
-        let offset = offset.min(self.text.len());
-        let before = &self.text[..floor_char_boundary(&self.text, offset)];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let col = before[line_start..].chars().count() + 1;
-        (line, col)
+        let offset = floor_char_boundary(&self.text, offset.min(self.text.len()));
+        let positions = self.positions();
+        let line = positions.line_of(offset);
+        let start = positions.line_starts[line];
+        let bytes = self.text.as_bytes();
+        let col = positions.chars_before(bytes, offset) - positions.chars_before(bytes, start);
+        (line + 1, col + 1)
+    }
+
+    /// The byte range of 0-based line `line` without its `\n` (the file's end past the
+    /// last line).
+    pub fn line_range(&self, line: usize) -> std::ops::Range<usize> {
+        let starts = &self.positions().line_starts;
+        let Some(&start) = starts.get(line) else {
+            return self.text.len()..self.text.len();
+        };
+        let end = starts
+            .get(line + 1)
+            .map_or(self.text.len(), |next| next - 1);
+        start..end
+    }
+
+    fn positions(&self) -> &Positions {
+        self.positions.get_or_init(|| Positions::of(&self.text))
     }
 
     /// The directory relative paths in this file are resolved against.
@@ -218,4 +294,32 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
         i -= 1;
     }
     i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The indexed lookup agrees with counting from the start, across chunk and line
+    /// boundaries, multi-byte characters and the end of the text.
+    #[test]
+    fn line_col_by_index_matches_counting() {
+        let text: String = (0..200)
+            .map(|i| match i % 4 {
+                0 => "é检索 x\n".to_string(),
+                1 => "a".repeat(i),
+                2 => "\n".into(),
+                _ => "🦀y\n".into(),
+            })
+            .collect();
+        let file = SourceFile::from_text(Path::new("a.yaml"), text.clone());
+        for offset in (0..=text.len()).filter(|o| text.is_char_boundary(*o)) {
+            let before = &text[..offset];
+            let line = before.matches('\n').count() + 1;
+            let start = before.rfind('\n').map_or(0, |i| i + 1);
+            let col = before[start..].chars().count() + 1;
+            assert_eq!(file.line_col(offset), (line, col), "at {offset}");
+        }
+        assert_eq!(&text[file.line_range(0)], "é检索 x");
+    }
 }
