@@ -7,3 +7,6 @@ mod common;
 
 #[path = "hostile/support.rs"]
 mod support;
+
+#[path = "hostile/inputs.rs"]
+mod inputs;

@@ -13,7 +13,7 @@ use crate::diag::Diagnostic;
 pub use crate::diag::file::Format;
 pub use crate::diag::{MAX_FILE_BYTES, SourceFile, read_text, regular_file};
 pub use named::{check_input, check_output_file, read_input};
-pub use spans::{MAX_NESTING, SpanIndex};
+pub use spans::{Duplicate, MAX_NESTING, SpanIndex, TooDeep};
 
 /// A parsed file: its value and the span of every value and key in it.
 #[derive(Debug)]

@@ -27,6 +27,9 @@ pub struct TooDeep {
     pub exact: bool,
 }
 
+/// A key given twice in one mapping, and where the second one is.
+pub type Duplicate = (String, Range<usize>);
+
 /// Where one value sits in the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {
@@ -58,7 +61,7 @@ impl SpanIndex {
     /// Indexes a text. A text the parser rejects gives an index of what came before the
     /// error (the value parser reports the error itself). Also returns duplicate keys.
     /// Refuses a text nested deeper than [`MAX_NESTING`].
-    pub fn build(text: &str) -> Result<(SpanIndex, Vec<(String, Range<usize>)>), TooDeep> {
+    pub fn build(text: &str) -> Result<(SpanIndex, Vec<Duplicate>), TooDeep> {
         let bytes = CharToByte::new(text);
         let mut index = SpanIndex::default();
         let mut duplicates = Vec::new();
