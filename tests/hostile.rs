@@ -10,5 +10,7 @@ mod support;
 
 #[path = "hostile/floods.rs"]
 mod floods;
+#[path = "hostile/inputs.rs"]
+mod inputs;
 #[path = "hostile/secrets.rs"]
 mod secrets;

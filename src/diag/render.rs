@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource, SourceCode};
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode};
 use serde_json::json;
 
 use super::{Diagnostic, Severity};
@@ -118,7 +118,7 @@ const MAX_SHOWN_LINE: usize = 1000;
 /// Adapts a [`Diagnostic`] to miette's trait for rendering.
 struct Shown<'a> {
     diag: &'a Diagnostic,
-    source: Option<NamedSource<String>>,
+    source: Option<Window>,
     /// `FILE:LINE:COL` when the source line is too long to show.
     place_only: Option<String>,
 }
@@ -132,20 +132,20 @@ impl<'a> Shown<'a> {
                 place_only: None,
             };
         };
-        if context_is_long(&l.file.text, l.span.clone()) {
-            let (line, col) = l.file.line_col(l.span.start);
-            return Shown {
+        match Window::around(&l.file, l.span.clone()) {
+            Some(window) => Shown {
                 diag,
-                source: None,
-                place_only: Some(format!("{}:{line}:{col}", l.file.display_path())),
-            };
-        }
-        let source = NamedSource::new(l.file.display_path(), l.file.text.as_ref().clone())
-            .with_language("yaml");
-        Shown {
-            diag,
-            source: Some(source),
-            place_only: None,
+                source: Some(window),
+                place_only: None,
+            },
+            None => {
+                let (line, col) = l.file.line_col(l.span.start);
+                Shown {
+                    diag,
+                    source: None,
+                    place_only: Some(format!("{}:{line}:{col}", l.file.display_path())),
+                }
+            }
         }
     }
 
@@ -173,23 +173,73 @@ impl fmt::Display for Shown<'_> {
     }
 }
 
-/// Whether the lines a snippet would show (the span's, one either side) are too long.
-fn context_is_long(text: &str, span: std::ops::Range<usize>) -> bool {
-    let start = span.start.min(text.len());
-    let end = span.end.clamp(start, text.len());
-    if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
-        return true;
+/// The lines a snippet shows (the span's, one either side), cut from the file: miette
+/// finds lines by scanning its source from the start, so handing it the whole file made
+/// each diagnostic cost the file's size.
+struct Window {
+    name: String,
+    text: String,
+    /// Where `text` starts in the file: its byte offset and 0-based line.
+    offset: usize,
+    line: usize,
+}
+
+impl Window {
+    /// `None` when a line it would show is too long to show, or the span is not at
+    /// character boundaries.
+    fn around(file: &super::SourceFile, span: std::ops::Range<usize>) -> Option<Window> {
+        let text = &file.text;
+        let start = span.start.min(text.len());
+        let end = span.end.clamp(start, text.len());
+        if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
+            return None;
+        }
+        let (first, _) = file.line_col(start);
+        let (last, _) = file.line_col(end);
+        // 0-based: the line before the span's first, to the line after its last.
+        let (from_line, to_line) = ((first - 1).saturating_sub(1), last);
+        let lines: Vec<std::ops::Range<usize>> =
+            (from_line..=to_line).map(|l| file.line_range(l)).collect();
+        if lines.iter().any(|r| r.len() > MAX_SHOWN_LINE) {
+            return None;
+        }
+        let (from, to) = (lines[0].start, lines[lines.len() - 1].end);
+        Some(Window {
+            name: file.display_path(),
+            text: text[from..to].to_string(),
+            offset: from,
+            line: from_line,
+        })
     }
-    let from = text[..start].rfind('\n').map_or(0, |i| i + 1);
-    let from = text[..from.saturating_sub(1)]
-        .rfind('\n')
-        .map_or(0, |i| i + 1);
-    let to = text[end..].find('\n').map_or(text.len(), |i| end + i);
-    let to = text[(to + 1).min(text.len())..]
-        .find('\n')
-        .map_or(text.len(), |i| to + 1 + i);
-    text.get(from..to)
-        .is_none_or(|lines| lines.split('\n').any(|l| l.len() > MAX_SHOWN_LINE))
+}
+
+impl SourceCode for Window {
+    fn read_span<'a>(
+        &'a self,
+        span: &miette::SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
+        let local =
+            miette::SourceSpan::new(span.offset().saturating_sub(self.offset).into(), span.len());
+        let inner = self
+            .text
+            .read_span(&local, context_lines_before, context_lines_after)?;
+        Ok(Box::new(
+            miette::MietteSpanContents::new_named(
+                self.name.clone(),
+                inner.data(),
+                miette::SourceSpan::new(
+                    (inner.span().offset() + self.offset).into(),
+                    inner.span().len(),
+                ),
+                inner.line() + self.line,
+                inner.column(),
+                inner.line_count(),
+            )
+            .with_language("yaml"),
+        ))
+    }
 }
 
 impl std::error::Error for Shown<'_> {}

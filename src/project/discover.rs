@@ -133,23 +133,39 @@ pub fn classify(value: &Value, path: &Path) -> Option<FileKind> {
     }
 }
 
+/// What a folder contributes: the files that look like inputs by their extension, and
+/// the folders that could not be listed.
+#[derive(Debug, Default)]
+pub(crate) struct Found {
+    /// Every entry named like an input (`exts`), sorted, whatever it is: a regular file
+    /// is read, anything else (a FIFO, a device, a dangling link, a folder named
+    /// `x.yaml`) is an error when it is read, never skipped.
+    pub(crate) files: Vec<PathBuf>,
+    /// Folders (the one given, or one below it) that could not be listed, with why.
+    pub(crate) unlisted: Vec<(PathBuf, String)>,
+}
+
 /// The files a config entry names: the file itself, or a folder's files with one of
 /// `exts` (recursively when `recursive`), sorted for a stable order.
-pub(crate) fn files_of(path: &Path, recursive: bool, exts: &[&str]) -> Vec<PathBuf> {
+pub(crate) fn files_of(path: &Path, recursive: bool, exts: &[&str]) -> Found {
     if path.is_dir() {
         walk(path, recursive, exts)
     } else {
-        vec![path.to_path_buf()]
+        Found {
+            files: vec![path.to_path_buf()],
+            unlisted: Vec::new(),
+        }
     }
 }
 
-/// A folder's files with one of `exts`, sorted; hidden entries skipped. Symlinks are
+/// A folder's entries with one of `exts`, sorted; hidden entries skipped. Symlinks are
 /// followed, but a folder is walked once however many links lead to it (a link back up the
-/// tree would loop forever), and only regular files are returned (a FIFO would hang the
-/// read).
-pub(crate) fn walk(dir: &Path, recursive: bool, exts: &[&str]) -> Vec<PathBuf> {
+/// tree would loop forever). An entry named like an input is returned whatever it is, so
+/// that one which cannot be read is reported rather than silently left out; it is not
+/// opened here (a FIFO would block).
+pub(crate) fn walk(dir: &Path, recursive: bool, exts: &[&str]) -> Found {
     let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::new();
+    let mut out = Found::default();
     walk_into(dir, recursive, exts, &mut seen, &mut out);
     out
 }
@@ -159,32 +175,38 @@ fn walk_into(
     recursive: bool,
     exts: &[&str],
     seen: &mut std::collections::HashSet<PathBuf>,
-    out: &mut Vec<PathBuf>,
+    out: &mut Found,
 ) {
     if !seen.insert(std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf())) {
         return;
     }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+    let listed = std::fs::read_dir(dir).and_then(|entries| {
+        entries
+            .map(|e| e.map(|e| e.path()))
+            .collect::<std::io::Result<Vec<PathBuf>>>()
+    });
+    let mut entries = match listed {
+        Ok(entries) => entries,
+        Err(e) => {
+            out.unlisted.push((dir.to_path_buf(), e.to_string()));
+            return;
+        }
     };
-    let mut entries: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     entries.sort();
     for path in entries {
         let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
         if name.starts_with('.') {
             continue;
         }
-        if path.is_dir() {
-            if recursive {
-                walk_into(&path, true, exts, seen, out);
-            }
-        } else if path.is_file()
-            && path
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| exts.iter().any(|x| x.eq_ignore_ascii_case(e)))
-        {
-            out.push(path);
+        let named_like_input = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| exts.iter().any(|x| x.eq_ignore_ascii_case(e)));
+        if named_like_input {
+            // A folder named `x.yaml` too: reading it says "it is a folder".
+            out.files.push(path);
+        } else if recursive && path.is_dir() {
+            walk_into(&path, true, exts, seen, out);
         }
     }
 }

@@ -184,9 +184,14 @@ pub fn load_paths(paths: &[PathBuf]) -> Loaded {
                 None => {
                     // As in a project: YAML at any depth, JSON at the top or in a
                     // `contracts/` folder (JSON elsewhere is fixtures and schemas).
-                    let mut files = discover::walk(path, true, &["yaml", "yml"]);
+                    let yaml = discover::walk(path, true, &["yaml", "yml"]);
+                    loader.unlisted(yaml.unlisted);
+                    let mut files = yaml.files;
+                    // The JSON walk lists the same folders again: their problems are
+                    // already said.
                     files.extend(
                         discover::walk(path, true, &["json"])
+                            .files
                             .into_iter()
                             .filter(|f| {
                                 f.parent() == Some(path.as_path())
@@ -339,15 +344,36 @@ impl Loader {
     /// The contract and scenario files and folders a config lists (those that exist).
     fn load_listed(&mut self, contracts: &[PathBuf], scenarios: &[PathBuf]) {
         for p in contracts.iter().filter(|p| p.exists()) {
-            for f in discover::files_of(p, false, &["yaml", "yml", "json"]) {
+            let found = discover::files_of(p, false, &["yaml", "yml", "json"]);
+            if !found.unlisted.is_empty() {
+                self.contracts_incomplete = true;
+            }
+            self.unlisted(found.unlisted);
+            for f in found.files {
                 self.contract(&f);
             }
         }
         for p in scenarios.iter().filter(|p| p.exists()) {
             self.saw_scenarios = true;
-            for f in discover::files_of(p, true, &["yaml", "yml"]) {
+            let found = discover::files_of(p, true, &["yaml", "yml"]);
+            self.unlisted(found.unlisted);
+            for f in found.files {
                 self.scenario(&f);
             }
+        }
+    }
+
+    /// Folders that could not be listed: an error each, as an unreadable file is (what
+    /// they hold would otherwise be left out of the run unsaid).
+    fn unlisted(&mut self, folders: Vec<(PathBuf, String)>) {
+        for (dir, why) in folders {
+            self.diags.push(
+                Diagnostic::error(
+                    "io",
+                    format!("cannot list the folder {}: {why}", dir.display()),
+                )
+                .with_help("check that the folder is readable, or remove it from the config"),
+            );
         }
     }
 
@@ -390,7 +416,11 @@ impl Loader {
     }
 
     fn contract(&mut self, path: &Path) {
-        let Some(file) = self.read(path) else { return };
+        let Some(file) = self.read(path) else {
+            // Its skill is unknown: scenarios naming it are not "unknown skill" too.
+            self.contracts_incomplete = true;
+            return;
+        };
         let parsed = parse_as::<contract::raw::RawContract>(schema_of(FileKind::Contract), file);
         self.diags.extend(parsed.diags);
         let name = parsed.doc.as_ref().and_then(|d| {

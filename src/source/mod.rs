@@ -13,7 +13,7 @@ use crate::diag::Diagnostic;
 pub use crate::diag::file::Format;
 pub use crate::diag::{MAX_FILE_BYTES, SourceFile, read_text, regular_file};
 pub use named::{check_input, check_output_file, read_input};
-pub use spans::SpanIndex;
+pub use spans::{Duplicate, MAX_NESTING, SpanIndex, TooDeep};
 
 /// A parsed file: its value and the span of every value and key in it.
 #[derive(Debug)]
@@ -38,7 +38,29 @@ pub enum Anchor {
 impl Document {
     /// Parses a file. Syntax errors come back as the error; duplicate keys come back as
     /// error diagnostics beside the document, which the caller reports with the rest.
+    /// Nesting deeper than [`MAX_NESTING`] is refused first, where it starts: the parsers
+    /// would take minutes over it.
     pub fn parse(file: Arc<SourceFile>) -> Result<(Document, Vec<Diagnostic>), Box<Diagnostic>> {
+        let (spans, duplicates) = SpanIndex::build(&file.text).map_err(|deep| {
+            Box::new(
+                Diagnostic::error(
+                    "too_deep",
+                    format!("lists and mappings are nested deeper than {MAX_NESTING} levels"),
+                )
+                .at(
+                    &file,
+                    deep.span,
+                    if deep.exact {
+                        format!("level {} starts here", MAX_NESTING + 1)
+                    } else {
+                        "over 255 levels deep here".to_string()
+                    },
+                )
+                .with_help(format!(
+                    "flatten the structure: fibon-verify reads at most {MAX_NESTING} levels of nesting"
+                )),
+            )
+        })?;
         let value = match file.format {
             Format::Json => serde_json::from_str::<Value>(&file.text).map_err(|err| {
                 let offset = offset_of_line_col(&file.text, err.line(), err.column());
@@ -61,7 +83,6 @@ impl Document {
                 )
             })?,
         };
-        let (spans, duplicates) = SpanIndex::build(&file.text);
         let problems = duplicates
             .into_iter()
             .map(|(key, span)| {
