@@ -7,3 +7,6 @@ mod common;
 
 #[path = "hostile/support.rs"]
 mod support;
+
+#[path = "hostile/gateway.rs"]
+mod gateway;

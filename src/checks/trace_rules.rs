@@ -24,13 +24,18 @@ pub(crate) fn check(
     // Every call the gateway saw, whatever its status: one whose client gave up before the
     // answer (`cancelled`) or still served when the agent returned (`in_flight`) was made.
     let calls: Vec<_> = input.trace.iter().filter(|e| e.op == "call").collect();
+    // Calls past the trace's cap are counted, not kept: they count wherever calls are
+    // counted, and what only a kept call could show (its arguments) fails closed.
+    let dropped = input.truncated;
+    let dropped_calls_of = |tool: &str| dropped.map_or(0, |t| t.calls_of(tool));
     let answered = matches!(behavior, Behavior::Answered | Behavior::Silent);
     if answered && input.fault.is_none() {
         for tool in &rules.must_call_tools {
             let n = calls
                 .iter()
                 .filter(|e| e.tool.as_deref() == Some(tool))
-                .count() as u64;
+                .count() as u64
+                + dropped_calls_of(tool);
             if n == 0 {
                 out.push(Finding::error(
                     CheckId::MustCallTools,
@@ -64,6 +69,16 @@ pub(crate) fn check(
                     .with_evidence(json!({"url": u, "whitelist": rules.url_whitelist})),
                 );
             }
+        }
+        if let Some(t) = dropped.filter(|t| t.dropped_calls > 0) {
+            out.push(Finding::error(
+                CheckId::UrlWhitelist,
+                format!(
+                    "{} calls past the trace's first {} entries were counted, not kept: their \
+                     arguments could not be checked against the whitelist",
+                    t.dropped_calls, t.kept
+                ),
+            ));
         }
         for c in response.citations.iter().filter(|c| !allowed(&c.url)) {
             out.push(
@@ -108,7 +123,8 @@ pub(crate) fn check(
             let grounded = required.is_empty()
                 || calls.iter().any(|e| {
                     e.status == Status::Ok && e.tool.as_ref().is_some_and(|t| required.contains(&t))
-                });
+                })
+                || dropped.is_some_and(|d| required.iter().any(|t| d.ok_calls_of(t) > 0));
             if answered && !grounded && !response.output_text().trim().is_empty() {
                 out.push(Finding::error(
                     CheckId::ProhibitedAction,
@@ -118,25 +134,33 @@ pub(crate) fn check(
                     ),
                 ));
             }
-        } else if let Some(e) = calls
+        } else if calls
             .iter()
-            .find(|e| e.tool.as_deref() == Some(action.as_str()))
+            .any(|e| e.tool.as_deref() == Some(action.as_str()))
+            || dropped_calls_of(action) > 0
         {
             out.push(Finding::error(
                 CheckId::ProhibitedAction,
+                format!("called the prohibited `{action}`"),
+            ));
+        } else if let Some(t) = dropped.filter(|t| t.other_tools > 0) {
+            out.push(Finding::error(
+                CheckId::ProhibitedAction,
                 format!(
-                    "called the prohibited `{}`",
-                    e.tool.as_deref().unwrap_or("")
+                    "{} calls past the trace's first {} entries went to tool names too many to \
+                     count by name: whether `{action}` was called cannot be told",
+                    t.other_tools, t.kept
                 ),
             ));
         }
     }
     for reported in &response.trace {
+        // A call past the trace's cap is known by its tool only.
         let seen = calls.iter().any(|e| {
             e.tool.as_deref() == Some(&reported.tool)
                 && (reported.arguments.is_null()
                     || e.arguments.as_ref() == Some(&reported.arguments))
-        });
+        }) || dropped_calls_of(&reported.tool) > 0;
         if !seen {
             out.push(
                 Finding::error(
