@@ -315,6 +315,7 @@ fn agents_of_parallel_cells_cannot_cross_sessions() {
     let dir = scratch_project();
     let shared = dir.path().join("shared");
     std::fs::create_dir(&shared).unwrap();
+    let init = format!("{INITIALIZE:?}");
     let script = format!(
         r#"
 import http.client, json, os, sys, time, urllib.parse
@@ -351,7 +352,6 @@ json.dump({{"mcp_session": my_mcp, "mcp_url": req["tools"]["mcp_url"], "tries": 
 print(json.dumps({{"output": "I could not read the page.", "status": "error"}}))
 "#,
         shared = shared.display().to_string(),
-        init = format!("{INITIALIZE:?}"),
     );
     with_agent(dir.path(), &script, "60s");
     let report = run(
