@@ -7,10 +7,16 @@ use std::path::{Path, PathBuf};
 
 /// Copies the shipped project (fibon.yaml, contracts/, scenarios/, examples/) into a
 /// fresh temporary folder and returns it.
-pub fn scratch_project() -> tempfile::TempDir {
+pub(crate) fn scratch_project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let root = super::common::root();
-    for entry in ["fibon.yaml", "fibon.naive.yaml", "contracts", "scenarios", "examples"] {
+    for entry in [
+        "fibon.yaml",
+        "fibon.naive.yaml",
+        "contracts",
+        "scenarios",
+        "examples",
+    ] {
         copy(&root.join(entry), &dir.path().join(entry));
     }
     dir
