@@ -54,29 +54,37 @@ pub(crate) fn check(
     }
     if !rules.url_whitelist.is_empty() {
         let allowed = |u: &str| rules.url_whitelist.iter().any(|p| url_within(u, p));
-        for e in &calls {
+        // The kept calls, then the distinct calls the note kept past the trace's cap.
+        let called = calls
+            .iter()
+            .map(|e| (e.tool.as_deref().unwrap_or("?"), e.arguments.as_ref()))
+            .chain(
+                dropped
+                    .into_iter()
+                    .flat_map(|t| &t.distinct_calls)
+                    .map(|c| (c.tool.as_str(), Some(&c.arguments))),
+            );
+        for (tool, arguments) in called {
             let mut urls = Vec::new();
-            collect_urls(e.arguments.as_ref().unwrap_or(&Value::Null), &mut urls);
+            collect_urls(arguments.unwrap_or(&Value::Null), &mut urls);
             for u in urls.into_iter().filter(|u| !allowed(u)) {
                 out.push(
                     Finding::error(
                         CheckId::UrlWhitelist,
-                        format!(
-                            "`{}` was called with `{u}`, outside the whitelist",
-                            e.tool.as_deref().unwrap_or("?")
-                        ),
+                        format!("`{tool}` was called with `{u}`, outside the whitelist"),
                     )
                     .with_evidence(json!({"url": u, "whitelist": rules.url_whitelist})),
                 );
             }
         }
-        if let Some(t) = dropped.filter(|t| t.dropped_calls > 0) {
+        if let Some(t) = dropped.filter(|t| t.arguments_not_kept > 0) {
             out.push(Finding::error(
                 CheckId::UrlWhitelist,
                 format!(
-                    "{} calls past the trace's first {} entries were counted, not kept: their \
-                     arguments could not be checked against the whitelist",
-                    t.dropped_calls, t.kept
+                    "{} calls past the trace's first {} entries were counted, not kept, with \
+                     arguments too many or too long to keep: they could not be checked \
+                     against the whitelist",
+                    t.arguments_not_kept, t.kept
                 ),
             ));
         }
@@ -155,12 +163,22 @@ pub(crate) fn check(
         }
     }
     for reported in &response.trace {
-        // A call past the trace's cap is known by its tool only.
-        let seen = calls.iter().any(|e| {
-            e.tool.as_deref() == Some(&reported.tool)
-                && (reported.arguments.is_null()
-                    || e.arguments.as_ref() == Some(&reported.arguments))
-        }) || dropped_calls_of(&reported.tool) > 0;
+        let matches = |tool: Option<&str>, arguments: Option<&Value>| {
+            tool == Some(reported.tool.as_str())
+                && (reported.arguments.is_null() || arguments == Some(&reported.arguments))
+        };
+        // Past the trace's cap: a distinct call the note kept, or, when some arguments
+        // were not kept, a call of the same tool.
+        let seen = calls
+            .iter()
+            .any(|e| matches(e.tool.as_deref(), e.arguments.as_ref()))
+            || dropped.is_some_and(|t| {
+                t.distinct_calls
+                    .iter()
+                    .any(|c| matches(Some(c.tool.as_str()), Some(&c.arguments)))
+                    || (t.calls_of(&reported.tool) > 0
+                        && (reported.arguments.is_null() || t.arguments_not_kept > 0))
+            });
         if !seen {
             out.push(
                 Finding::error(

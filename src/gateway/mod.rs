@@ -41,8 +41,8 @@ pub use fault::{Fault, FaultPlan, NotFoundStyle};
 pub use mcp_endpoint::MAX_BATCH;
 pub use session::{Outcome, Session, SessionSpec, reply_text};
 pub use trace::{
-    PendingCall, Recorded, Status, TRACE_EVENT_CAP, TRUNCATED_NAME_CAP, ToolCalls, Trace,
-    TraceEvent, Truncated, result_text,
+    DroppedCall, PendingCall, Recorded, Status, TRACE_EVENT_CAP, TRUNCATED_ARGUMENTS_CAP,
+    TRUNCATED_NAME_CAP, ToolCalls, Trace, TraceEvent, Truncated, result_text,
 };
 pub use upstream::{Upstream, Upstreams, endpoint};
 

@@ -126,6 +126,30 @@ pub struct Truncated {
     /// down, which makes the cell an error.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unfaulted_server_down: u64,
+    /// The distinct tool and arguments of the dropped calls, the first
+    /// [`TRUNCATED_ARGUMENTS_CAP`] (each of at most 4 KiB of JSON): what the URL whitelist
+    /// and the self-reported calls are checked against.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub distinct_calls: Vec<DroppedCall>,
+    /// Dropped calls whose tool and arguments are not in `distinct_calls` (new past the
+    /// cap, or too long): their arguments are unknown.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub arguments_not_kept: u64,
+}
+
+/// The most distinct tool-and-arguments pairs of dropped calls a [`Truncated`] note keeps.
+pub const TRUNCATED_ARGUMENTS_CAP: usize = 100;
+
+/// The longest arguments of a dropped call kept, as JSON bytes.
+const MAX_KEPT_ARGUMENTS: usize = 4 * 1024;
+
+/// A tool and the arguments of some dropped calls.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DroppedCall {
+    /// The tool called.
+    pub tool: String,
+    /// The arguments, as received.
+    pub arguments: Value,
 }
 
 /// The dropped calls of one tool.
@@ -192,6 +216,8 @@ struct Inner {
     truncated: Option<Truncated>,
     /// Names counted in the note that the session does not serve.
     unserved_names: usize,
+    /// The note's `distinct_calls`, as JSON text: to tell a new one.
+    distinct: std::collections::HashSet<(String, String)>,
 }
 
 /// The longest made-up tool name the note counts by name, in bytes.
@@ -220,7 +246,23 @@ impl Inner {
             || (self.unserved_names < TRUNCATED_NAME_CAP && tool.len() <= MAX_COUNTED_NAME);
         if !by_name {
             note.other_tools += 1;
+            note.arguments_not_kept += 1;
             return None;
+        }
+        let text = event
+            .arguments
+            .as_ref()
+            .map_or("null".into(), Value::to_string);
+        let key = (tool.clone(), text);
+        if key.1.len() > MAX_KEPT_ARGUMENTS
+            || (!self.distinct.contains(&key) && self.distinct.len() >= TRUNCATED_ARGUMENTS_CAP)
+        {
+            note.arguments_not_kept += 1;
+        } else if self.distinct.insert(key) {
+            note.distinct_calls.push(DroppedCall {
+                tool: tool.clone(),
+                arguments: event.arguments.clone().unwrap_or(Value::Null),
+            });
         }
         if event.provenance.is_none() && !note.by_tool.contains_key(&tool) {
             self.unserved_names += 1;
@@ -525,6 +567,17 @@ mod tests {
         assert_eq!(note.unfaulted_server_down, 1);
         assert_eq!(note.other_tools, 2);
         assert_eq!(note.by_tool.len(), 2 + TRUNCATED_NAME_CAP);
+        // `t` twice and `u` once with no arguments, then the made-up names: the first
+        // distinct ones kept, the rest (past the cap, or not counted by name) not.
+        assert_eq!(note.distinct_calls.len(), TRUNCATED_ARGUMENTS_CAP);
+        assert_eq!(
+            note.distinct_calls[0],
+            DroppedCall {
+                tool: "t".into(),
+                arguments: Value::Null
+            }
+        );
+        assert_eq!(note.arguments_not_kept, 2 + 2);
         let json = serde_json::to_value(&note).unwrap();
         assert_eq!(
             json["by_status"]["unknown_tool"],
