@@ -10,6 +10,8 @@ mod support;
 
 #[path = "hostile/floods.rs"]
 mod floods;
+#[path = "hostile/gateway.rs"]
+mod gateway;
 #[path = "hostile/inputs.rs"]
 mod inputs;
 #[path = "hostile/secrets.rs"]

@@ -118,7 +118,8 @@ pub(crate) fn check_fault(
             "answer_excerpt": answer.chars().take(300).collect::<String>(),
             "forbidden_facts": forbidden,
             "cited_but_never_fetched": unfetched,
-            "successful_calls": input.trace.iter().filter(|e| e.op == "call" && e.status == Status::Ok).count(),
+            "successful_calls": input.trace.iter().filter(|e| e.op == "call" && e.status == Status::Ok).count() as u64
+                + input.truncated.map_or(0, |t| t.with_status(Status::Ok)),
         });
         if input.contract.degradation.allow_model_fallback && forbidden.is_empty() {
             out.push(
@@ -174,6 +175,13 @@ fn silent_message(
             && e.tool
                 .as_ref()
                 .is_some_and(|t| input.removed.is_empty() || input.removed.contains(t))
+    }) || input.truncated.is_some_and(|t| {
+        // Calls past the trace's cap count too.
+        if input.removed.is_empty() {
+            t.dropped_calls > 0
+        } else {
+            input.removed.iter().any(|r| t.calls_of(r) > 0)
+        }
     });
     let veneered = reading.is_some_and(|r| r.analysis.reports_failure);
     let signal = if veneered {

@@ -16,7 +16,7 @@ pub mod refusal_judge;
 mod trace_rules;
 
 use crate::contract::{Contract, FaultKind};
-use crate::gateway::{Status, TraceEvent};
+use crate::gateway::{Status, TraceEvent, Truncated};
 use crate::scenario::Scenario;
 use crate::target::Invocation;
 use crate::vocab::{Behavior, CheckId, Finding, FindingSeverity, Verdict};
@@ -36,8 +36,11 @@ pub struct CellInput<'a> {
     pub removed: &'a [String],
     /// What invoking the agent produced.
     pub invocation: &'a Invocation,
-    /// The gateway's trace.
+    /// The gateway's trace (the events it kept).
     pub trace: &'a [TraceEvent],
+    /// What the events past the trace's cap were, counted (none when it kept them all):
+    /// every check that counts calls adds them.
+    pub truncated: Option<&'a Truncated>,
     /// The refusal lexicon.
     pub lexicon: &'a refusal::Lexicon,
     /// The refusal judge's answer, when it was asked (an ambiguous answer under a fault).
@@ -326,6 +329,28 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
             findings.push(Finding::error(
                 CheckId::UpstreamUnavailable,
                 e.error.clone().unwrap_or_default(),
+            ));
+        }
+    }
+    // Past the trace's cap the events are counted, not kept: still one finding each kind.
+    if let Some(t) = input.truncated {
+        let misses = t.with_status(Status::FixtureMiss);
+        if misses > 0 {
+            findings.push(Finding::error(
+                CheckId::FixtureMiss,
+                format!(
+                    "{misses} calls past the trace's first {} entries found no fixture response",
+                    t.kept
+                ),
+            ));
+        }
+        if t.unfaulted_server_down > 0 {
+            findings.push(Finding::error(
+                CheckId::UpstreamUnavailable,
+                format!(
+                    "{} calls past the trace's first {} entries found their server down",
+                    t.unfaulted_server_down, t.kept
+                ),
             ));
         }
     }

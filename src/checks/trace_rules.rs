@@ -24,13 +24,18 @@ pub(crate) fn check(
     // Every call the gateway saw, whatever its status: one whose client gave up before the
     // answer (`cancelled`) or still served when the agent returned (`in_flight`) was made.
     let calls: Vec<_> = input.trace.iter().filter(|e| e.op == "call").collect();
+    // Calls past the trace's cap are counted, not kept: they count wherever calls are
+    // counted, and what only a kept call could show (its arguments) fails closed.
+    let dropped = input.truncated;
+    let dropped_calls_of = |tool: &str| dropped.map_or(0, |t| t.calls_of(tool));
     let answered = matches!(behavior, Behavior::Answered | Behavior::Silent);
     if answered && input.fault.is_none() {
         for tool in &rules.must_call_tools {
             let n = calls
                 .iter()
                 .filter(|e| e.tool.as_deref() == Some(tool))
-                .count() as u64;
+                .count() as u64
+                + dropped_calls_of(tool);
             if n == 0 {
                 out.push(Finding::error(
                     CheckId::MustCallTools,
@@ -49,21 +54,39 @@ pub(crate) fn check(
     }
     if !rules.url_whitelist.is_empty() {
         let allowed = |u: &str| rules.url_whitelist.iter().any(|p| url_within(u, p));
-        for e in &calls {
+        // The kept calls, then the distinct calls the note kept past the trace's cap.
+        let called = calls
+            .iter()
+            .map(|e| (e.tool.as_deref().unwrap_or("?"), e.arguments.as_ref()))
+            .chain(
+                dropped
+                    .into_iter()
+                    .flat_map(|t| &t.distinct_calls)
+                    .map(|c| (c.tool.as_str(), Some(&c.arguments))),
+            );
+        for (tool, arguments) in called {
             let mut urls = Vec::new();
-            collect_urls(e.arguments.as_ref().unwrap_or(&Value::Null), &mut urls);
+            collect_urls(arguments.unwrap_or(&Value::Null), &mut urls);
             for u in urls.into_iter().filter(|u| !allowed(u)) {
                 out.push(
                     Finding::error(
                         CheckId::UrlWhitelist,
-                        format!(
-                            "`{}` was called with `{u}`, outside the whitelist",
-                            e.tool.as_deref().unwrap_or("?")
-                        ),
+                        format!("`{tool}` was called with `{u}`, outside the whitelist"),
                     )
                     .with_evidence(json!({"url": u, "whitelist": rules.url_whitelist})),
                 );
             }
+        }
+        if let Some(t) = dropped.filter(|t| t.arguments_not_kept > 0) {
+            out.push(Finding::error(
+                CheckId::UrlWhitelist,
+                format!(
+                    "{} calls past the trace's first {} entries were counted, not kept, with \
+                     arguments too many or too long to keep: they could not be checked \
+                     against the whitelist",
+                    t.arguments_not_kept, t.kept
+                ),
+            ));
         }
         for c in response.citations.iter().filter(|c| !allowed(&c.url)) {
             out.push(
@@ -108,7 +131,8 @@ pub(crate) fn check(
             let grounded = required.is_empty()
                 || calls.iter().any(|e| {
                     e.status == Status::Ok && e.tool.as_ref().is_some_and(|t| required.contains(&t))
-                });
+                })
+                || dropped.is_some_and(|d| required.iter().any(|t| d.ok_calls_of(t) > 0));
             if answered && !grounded && !response.output_text().trim().is_empty() {
                 out.push(Finding::error(
                     CheckId::ProhibitedAction,
@@ -118,25 +142,43 @@ pub(crate) fn check(
                     ),
                 ));
             }
-        } else if let Some(e) = calls
+        } else if calls
             .iter()
-            .find(|e| e.tool.as_deref() == Some(action.as_str()))
+            .any(|e| e.tool.as_deref() == Some(action.as_str()))
+            || dropped_calls_of(action) > 0
         {
             out.push(Finding::error(
                 CheckId::ProhibitedAction,
+                format!("called the prohibited `{action}`"),
+            ));
+        } else if let Some(t) = dropped.filter(|t| t.other_tools > 0) {
+            out.push(Finding::error(
+                CheckId::ProhibitedAction,
                 format!(
-                    "called the prohibited `{}`",
-                    e.tool.as_deref().unwrap_or("")
+                    "{} calls past the trace's first {} entries went to tool names too many to \
+                     count by name: whether `{action}` was called cannot be told",
+                    t.other_tools, t.kept
                 ),
             ));
         }
     }
     for reported in &response.trace {
-        let seen = calls.iter().any(|e| {
-            e.tool.as_deref() == Some(&reported.tool)
-                && (reported.arguments.is_null()
-                    || e.arguments.as_ref() == Some(&reported.arguments))
-        });
+        let matches = |tool: Option<&str>, arguments: Option<&Value>| {
+            tool == Some(reported.tool.as_str())
+                && (reported.arguments.is_null() || arguments == Some(&reported.arguments))
+        };
+        // Past the trace's cap: a distinct call the note kept, or, when some arguments
+        // were not kept, a call of the same tool.
+        let seen = calls
+            .iter()
+            .any(|e| matches(e.tool.as_deref(), e.arguments.as_ref()))
+            || dropped.is_some_and(|t| {
+                t.distinct_calls
+                    .iter()
+                    .any(|c| matches(Some(c.tool.as_str()), Some(&c.arguments)))
+                    || (t.calls_of(&reported.tool) > 0
+                        && (reported.arguments.is_null() || t.arguments_not_kept > 0))
+            });
         if !seen {
             out.push(
                 Finding::error(

@@ -18,11 +18,56 @@ use super::fault::NotFoundStyle;
 use super::session::{Outcome, Session};
 use super::trace::Status;
 use super::{GatewayState, rest};
-use crate::mcp::jsonrpc::{self, Message, RpcError};
+use crate::mcp::jsonrpc::{self, Incoming, Message, RpcError};
 use crate::mcp::{protocol, sse};
 
 /// The error code of an unsupported protocol version (2026-07-28).
 const UNSUPPORTED_VERSION: i64 = -32022;
+
+/// The most messages one POST may batch (docs/gateway.md, "Limits"): every message is
+/// answered in one reply, so an agent's batch of thousands would be held in memory at
+/// once. A longer batch is refused whole.
+pub const MAX_BATCH: usize = 100;
+
+/// A request's `MCP-Protocol-Version` header, when it names a version the gateway does not
+/// speak: refused with 400 (the specification: "an invalid or unsupported value").
+/// Absent is fine (the handshake era's clients before 2025-06-18 send none).
+fn unsupported_version_header(headers: &HeaderMap) -> Option<Response> {
+    let value = headers.get(protocol::VERSION_HEADER)?;
+    let given = String::from_utf8_lossy(value.as_bytes()).into_owned();
+    if protocol::SUPPORTED.contains(&given.as_str()) {
+        return None;
+    }
+    let e = RpcError::new(
+        UNSUPPORTED_VERSION,
+        format!(
+            "Bad Request: unsupported MCP-Protocol-Version: {given} (supported: {})",
+            protocol::SUPPORTED.join(", ")
+        ),
+    )
+    .with_data(json!({"supported": protocol::SUPPORTED, "requested": given}));
+    Some(rpc_error_response(StatusCode::BAD_REQUEST, Value::Null, &e))
+}
+
+/// A request's `Mcp-Session-Id`, when this gateway session did not hand it out (another
+/// session's, ended, made up): 404, as the specification says of an unknown session.
+fn foreign_mcp_session(session: &Session, headers: &HeaderMap) -> Option<Response> {
+    let given = headers.get(protocol::SESSION_HEADER)?;
+    let known = given.to_str().is_ok_and(|id| {
+        session
+            .mcp_sessions
+            .lock()
+            .expect("not poisoned")
+            .contains(id)
+    });
+    (!known).then(|| {
+        rpc_error_response(
+            StatusCode::NOT_FOUND,
+            Value::Null,
+            &RpcError::new(-32001, "Session not found"),
+        )
+    })
+}
 
 pub(crate) async fn post(
     State(state): State<Arc<GatewayState>>,
@@ -33,20 +78,10 @@ pub(crate) async fn post(
     let Some(session) = state.session(&sid) else {
         return rest::unknown_session(&sid);
     };
-    if let Some(given) = headers
-        .get(protocol::SESSION_HEADER)
-        .and_then(|v| v.to_str().ok())
-        && !session
-            .mcp_sessions
-            .lock()
-            .expect("not poisoned")
-            .contains(given)
+    if let Some(refused) =
+        unsupported_version_header(&headers).or_else(|| foreign_mcp_session(&session, &headers))
     {
-        return rpc_error_response(
-            StatusCode::NOT_FOUND,
-            Value::Null,
-            &RpcError::new(-32001, "Session not found"),
-        );
+        return refused;
     }
     // Unread, it names no tool: answered, but there is no call to record.
     let body = match body {
@@ -59,7 +94,7 @@ pub(crate) async fn post(
             );
         }
     };
-    let parsed: Value = match serde_json::from_slice(&body) {
+    let parsed = match jsonrpc::parse_capped(&body, MAX_BATCH) {
         Ok(v) => v,
         Err(e) => {
             return rpc_error_response(
@@ -71,15 +106,29 @@ pub(crate) async fn post(
     };
     let (messages, batch) = match parsed {
         // JSON-RPC 2.0: an empty batch is one invalid request, answered with one error.
-        Value::Array(items) if items.is_empty() => {
+        Incoming::Batch(items) if items.is_empty() => {
             return rpc_error_response(
                 StatusCode::BAD_REQUEST,
                 Value::Null,
                 &RpcError::new(jsonrpc::INVALID_REQUEST, "Invalid Request: an empty batch"),
             );
         }
-        Value::Array(items) => (items, true),
-        one => (vec![one], false),
+        Incoming::TooLarge(n) => {
+            return rpc_error_response(
+                StatusCode::BAD_REQUEST,
+                Value::Null,
+                &RpcError::new(
+                    jsonrpc::INVALID_REQUEST,
+                    format!(
+                        "Invalid Request: a batch of {n} messages is over the gateway's limit \
+                         of {MAX_BATCH}"
+                    ),
+                )
+                .with_data(json!({"limit": MAX_BATCH, "messages": n})),
+            );
+        }
+        Incoming::Batch(items) => (items, true),
+        Incoming::One(one) => (vec![one], false),
     };
     let mut replies = Vec::new();
     let mut new_session = None;
@@ -287,10 +336,16 @@ fn call_reply(outcome: Outcome, name: &str, style: NotFoundStyle) -> Result<Valu
 pub(crate) async fn stream(
     State(state): State<Arc<GatewayState>>,
     Path(sid): Path<String>,
+    headers: HeaderMap,
 ) -> Response {
     let Some(session) = state.session(&sid) else {
         return rest::unknown_session(&sid);
     };
+    if let Some(refused) =
+        unsupported_version_header(&headers).or_else(|| foreign_mcp_session(&session, &headers))
+    {
+        return refused;
+    }
     let rx = session.events();
     let events = futures_util::stream::unfold(rx, |mut rx| async move {
         loop {
@@ -318,7 +373,8 @@ pub(crate) async fn stream(
     response
 }
 
-/// `DELETE /s/SID/mcp`: ends an MCP session (not the gateway session).
+/// `DELETE /s/SID/mcp`: ends an MCP session (not the gateway session) that this session
+/// handed out; another session's id is unknown here (404).
 pub(crate) async fn delete(
     State(state): State<Arc<GatewayState>>,
     Path(sid): Path<String>,
@@ -327,6 +383,9 @@ pub(crate) async fn delete(
     let Some(session) = state.session(&sid) else {
         return rest::unknown_session(&sid);
     };
+    if let Some(refused) = unsupported_version_header(&headers) {
+        return refused;
+    }
     match headers
         .get(protocol::SESSION_HEADER)
         .and_then(|v| v.to_str().ok())

@@ -9,9 +9,12 @@
 //! [`mcp_endpoint`] for MCP over Streamable HTTP. HTTP/1 is served by hyper's own
 //! builder rather than `axum::serve`, for its header read timeout: a client that never
 //! finishes a request's headers (slowloris) is cut off instead of holding a connection.
+//! Every route is behind [`guard`] (`Host` and `Origin`, against DNS rebinding). The
+//! agent-facing routes serve tools only: the trace is read in process.
 
 mod catalog;
 mod fault;
+mod guard;
 mod mcp_endpoint;
 mod rest;
 mod session;
@@ -35,8 +38,12 @@ use tokio::sync::{oneshot, watch};
 
 pub use catalog::{Catalog, Entry, Source};
 pub use fault::{Fault, FaultPlan, NotFoundStyle};
+pub use mcp_endpoint::MAX_BATCH;
 pub use session::{Outcome, Session, SessionSpec, reply_text};
-pub use trace::{PendingCall, Status, Trace, TraceEvent, result_text};
+pub use trace::{
+    DroppedCall, PendingCall, Recorded, Status, TRACE_EVENT_CAP, TRUNCATED_ARGUMENTS_CAP,
+    TRUNCATED_NAME_CAP, ToolCalls, Trace, TraceEvent, Truncated, result_text,
+};
 pub use upstream::{Upstream, Upstreams, endpoint};
 
 /// The largest request body read, in bytes (axum's default, made explicit so that the
@@ -144,7 +151,6 @@ impl Gateway {
         let app = Router::new()
             .route("/s/{sid}/tools", get(rest::list))
             .route("/s/{sid}/tools/{name}", post(rest::call))
-            .route("/s/{sid}/trace", get(rest::trace))
             .route(
                 "/s/{sid}/mcp",
                 post(mcp_endpoint::post)
@@ -152,7 +158,9 @@ impl Gateway {
                     .delete(mcp_endpoint::delete),
             )
             .layer(DefaultBodyLimit::max(BODY_LIMIT))
-            .with_state(Arc::clone(&state));
+            .with_state(Arc::clone(&state))
+            // Outermost, so that it covers every route and the fallback alike.
+            .layer(axum::middleware::from_fn_with_state(addr, guard::same_host));
         let (tx, rx) = oneshot::channel::<()>();
         tokio::spawn(serve_http(
             listener,
@@ -234,9 +242,14 @@ impl SessionHandle {
         format!("{}/s/{}/mcp", self.base, self.session.id)
     }
 
-    /// The trace so far.
+    /// The trace so far (the events kept: see [`SessionHandle::recorded`]).
     pub fn trace(&self) -> Vec<TraceEvent> {
         self.session.trace.events()
+    }
+
+    /// The trace so far and the note of the events past its cap, taken together.
+    pub fn recorded(&self) -> Recorded {
+        self.session.trace.recorded()
     }
 }
 

@@ -86,16 +86,6 @@ pub(crate) async fn call(
     }
 }
 
-pub(crate) async fn trace(
-    State(state): State<Arc<GatewayState>>,
-    Path(sid): Path<String>,
-) -> Response {
-    match state.session(&sid) {
-        Some(s) => Json(json!({"session": s.id, "events": s.trace.events()})).into_response(),
-        None => unknown_session(&sid),
-    }
-}
-
 fn error(status: StatusCode, code: &str, message: &str) -> Response {
     (
         status,

@@ -169,13 +169,18 @@ impl Standalone {
         json!({"tools_url": self.handle.tools_url(), "mcp_url": self.handle.mcp_url()})
     }
 
-    /// The session's trace so far, as pretty JSON.
+    /// The session's trace so far, as pretty JSON (with its `truncated` note when the
+    /// agent made more calls than the trace keeps).
     pub fn trace(&self) -> String {
-        let trace = json!({
+        let recorded = self.handle.recorded();
+        let mut trace = json!({
             "scenario": self.scenario,
             "session": self.handle.session().id,
-            "events": self.handle.trace(),
+            "events": recorded.events,
         });
+        if let Some(note) = recorded.truncated {
+            trace["truncated"] = json!(note);
+        }
         serde_json::to_string_pretty(&trace).expect("a Value serializes")
     }
 

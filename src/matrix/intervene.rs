@@ -54,8 +54,9 @@ pub(super) async fn ladder(
             },
         });
         let invocation = invoke(target, &request, options.limits).await;
-        let trace = session.trace();
+        let recorded = session.recorded();
         drop(session);
+        let trace = recorded.events;
         let outcome = evaluate(&CellInput {
             contract,
             scenario,
@@ -63,6 +64,7 @@ pub(super) async fn ladder(
             removed: &[],
             invocation: &invocation,
             trace: &trace,
+            truncated: recorded.truncated.as_ref(),
             lexicon: &options.lexicon,
             judged_refusal: None,
         });

@@ -187,6 +187,7 @@ pub fn check_conversation(
         removed: &removed,
         invocation: &invocation,
         trace: &trace,
+        truncated: None,
         lexicon,
         judged_refusal: None,
     });

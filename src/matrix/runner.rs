@@ -124,8 +124,9 @@ async fn run_cell(
         };
         let (session, request) = open(gateway, project, cell, faults);
         let invocation = invoke(target, &request, options.limits).await;
-        let trace = session.trace();
+        let recorded = session.recorded();
         drop(session);
+        let (trace, truncated) = (recorded.events, recorded.truncated);
         let mut input = CellInput {
             contract,
             scenario,
@@ -133,6 +134,7 @@ async fn run_cell(
             removed: &cell.removed_tools,
             invocation: &invocation,
             trace: &trace,
+            truncated: truncated.as_ref(),
             lexicon: &options.lexicon,
             judged_refusal: None,
         };
@@ -226,6 +228,7 @@ async fn run_cell(
         .of_contract(contract.source.display().to_string(), contract.source_line)
         .with_output(output)
         .with_trace(trace)
+        .with_trace_truncated(truncated)
         .with_claims(self_reported, citations)
         .with_stderr(stderr)
         .with_attempts(attempt + 1)

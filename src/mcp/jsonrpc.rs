@@ -55,6 +55,14 @@ impl Message {
             return Err("missing `\"jsonrpc\": \"2.0\"`".into());
         }
         let id = map.remove("id");
+        // JSON-RPC 2.0: an id is a string, a number or null; an object or an array is not
+        // one (and could not be matched to its answer).
+        if id
+            .as_ref()
+            .is_some_and(|id| id.is_object() || id.is_array())
+        {
+            return Err("`id` must be a string, a number or null".into());
+        }
         match map.remove("method") {
             Some(Value::String(method)) => {
                 let params = map.remove("params").unwrap_or(Value::Null);
@@ -75,6 +83,68 @@ impl Message {
             }
         }
     }
+}
+
+/// A POST body read as JSON-RPC: one message, a batch, or a batch over the limit given
+/// (counted, not kept).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Incoming {
+    /// One message (any JSON value but an array).
+    One(Value),
+    /// A batch within the limit.
+    Batch(Vec<Value>),
+    /// A batch of this many messages, over the limit: none of them was kept.
+    TooLarge(usize),
+}
+
+/// Reads a body as one JSON-RPC message or a batch of at most `max_batch` messages. A
+/// longer batch is read through (to tell its length and that it is JSON) without keeping
+/// its messages, so that its size costs no memory.
+pub fn parse_capped(body: &[u8], max_batch: usize) -> Result<Incoming, serde_json::Error> {
+    use serde::de::{DeserializeSeed, IgnoredAny, SeqAccess, Visitor};
+
+    struct Capped(usize);
+
+    impl<'de> Visitor<'de> for Capped {
+        type Value = Incoming;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a JSON-RPC batch")
+        }
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Incoming, A::Error> {
+            let mut kept = Vec::new();
+            while kept.len() < self.0 {
+                match seq.next_element::<Value>()? {
+                    Some(v) => kept.push(v),
+                    None => return Ok(Incoming::Batch(kept)),
+                }
+            }
+            if seq.next_element::<IgnoredAny>()?.is_none() {
+                return Ok(Incoming::Batch(kept));
+            }
+            drop(kept);
+            let mut n = self.0 + 1;
+            while seq.next_element::<IgnoredAny>()?.is_some() {
+                n += 1;
+            }
+            Ok(Incoming::TooLarge(n))
+        }
+    }
+
+    impl<'de> DeserializeSeed<'de> for Capped {
+        type Value = Incoming;
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Incoming, D::Error> {
+            d.deserialize_seq(self)
+        }
+    }
+
+    let first = body.iter().find(|b| !b.is_ascii_whitespace());
+    if first != Some(&b'[') {
+        return serde_json::from_slice(body).map(Incoming::One);
+    }
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let incoming = Capped(max_batch).deserialize(&mut de)?;
+    de.end()?;
+    Ok(incoming)
 }
 
 /// A request.
@@ -211,6 +281,35 @@ mod tests {
             Message::parse(json!({"jsonrpc": "2.0", "id": 1, "result": 1, "error": {}})).is_err()
         );
         assert!(Message::parse(json!([1])).is_err());
+    }
+
+    #[test]
+    fn ids_are_strings_numbers_or_null() {
+        for id in [json!("a"), json!(1), json!(1.5), Value::Null] {
+            let m = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
+            assert!(Message::parse(m).is_ok(), "{id}");
+        }
+        for id in [json!({}), json!([1])] {
+            let m = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
+            assert!(Message::parse(m).is_err(), "{id}");
+        }
+    }
+
+    #[test]
+    fn batches_over_the_limit_are_counted_not_kept() {
+        let batch = |n: usize| serde_json::to_vec(&vec![json!({"a": [1, 2]}); n]).unwrap();
+        assert_eq!(
+            parse_capped(&batch(3), 3).unwrap(),
+            Incoming::Batch(vec![json!({"a": [1, 2]}); 3])
+        );
+        assert_eq!(parse_capped(&batch(4), 3).unwrap(), Incoming::TooLarge(4));
+        assert_eq!(parse_capped(&batch(0), 3).unwrap(), Incoming::Batch(vec![]));
+        assert_eq!(
+            parse_capped(b" {\"x\": 1}", 3).unwrap(),
+            Incoming::One(json!({"x": 1}))
+        );
+        assert!(parse_capped(b"[1, 2, 3, 4, 5", 3).is_err(), "still JSON");
+        assert!(parse_capped(b"[1] x", 3).is_err(), "trailing characters");
     }
 
     #[test]

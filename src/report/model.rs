@@ -5,7 +5,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
 use crate::exit_code;
-use crate::gateway::TraceEvent;
+use crate::gateway::{TraceEvent, Truncated};
 use crate::quality::QualityResult;
 use crate::target::{Citation, SelfReportedCall};
 pub use crate::vocab::{Behavior, CheckId, FaultKind, Finding, FindingSeverity, Quadrant, Verdict};
@@ -41,6 +41,9 @@ pub struct CellReport {
     pub output: Value,
     /// The gateway's authoritative trace.
     pub trace: Vec<TraceEvent>,
+    /// What the trace's events past its cap were (counted, not kept), when there were any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_truncated: Option<Truncated>,
     /// What the agent said it called.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub self_reported_trace: Vec<SelfReportedCall>,
@@ -118,6 +121,7 @@ impl CellReport {
             findings,
             output: Value::Null,
             trace: Vec::new(),
+            trace_truncated: None,
             self_reported_trace: Vec::new(),
             citations: Vec::new(),
             stderr: String::new(),
@@ -199,6 +203,12 @@ impl CellReport {
     /// The gateway's (or the recording's) trace.
     pub fn with_trace(mut self, trace: Vec<TraceEvent>) -> CellReport {
         self.trace = trace;
+        self
+    }
+
+    /// The note of the trace's events past its cap.
+    pub fn with_trace_truncated(mut self, truncated: Option<Truncated>) -> CellReport {
+        self.trace_truncated = truncated;
         self
     }
 

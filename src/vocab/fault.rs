@@ -144,7 +144,7 @@ impl FaultKind {
 }
 
 /// What happened to one call, from the gateway's side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Served: a fixture response or an upstream result without `isError`.
