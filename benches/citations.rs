@@ -99,7 +99,7 @@ fn one_cell(lexicon: &Lexicon) -> String {
                    "result": {"content": [{"type": "text", "text": ev}], "isError": false}}],
         "output": answer, "status": "ok"
     });
-    let conv = fibon_verify::history::Conversation::from_value(&line).unwrap();
+    let conv = fibon_verify::history::Conversation::from_value(line).unwrap();
     let _ = fibon_verify::matrix::check_conversation(&project, &conv, lexicon);
     let mut times = Vec::new();
     let mut verdict = String::new();
