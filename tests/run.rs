@@ -181,7 +181,8 @@ fn hostile_command_agents_are_classified_and_the_run_finishes() {
             "garbage",
             "import sys; sys.stdout.buffer.write(b'\\xff\\xfe not json \\x00')",
             "answered",
-            "must_call_tools",
+            // Not UTF-8: the protocol is broken, and that decides.
+            "agent_protocol",
         ),
         (
             "flood",

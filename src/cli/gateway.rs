@@ -66,6 +66,7 @@ pub(crate) fn run(globals: &Globals, args: GatewayArgs) -> Result<i32, ExpectedE
     let runtime = super::runtime()?;
     runtime.block_on(async {
         let served = Standalone::start(&project, spec).await?;
+        let stop = super::interrupted_from_now();
         write!(super::stderr(), "{}", served.banner())?;
         // Machine-readable URLs on stdout first, so scripts can read them line by line.
         {
@@ -75,7 +76,7 @@ pub(crate) fn run(globals: &Globals, args: GatewayArgs) -> Result<i32, ExpectedE
         }
         // Without --serve-for a signal is the way to stop; with it, a signal cuts the time
         // short: the trace is written either way, and the exit says it was interrupted.
-        let cut_short = standalone::serve_until(args.serve_for, super::interrupted()).await;
+        let cut_short = standalone::serve_until(args.serve_for, stop).await;
         // The agent's arguments and the servers' results may echo a header's secret.
         let text = crate::secrets::redact(&served.trace());
         match &args.trace_out {

@@ -330,6 +330,29 @@ pub(crate) async fn interrupted() {
     }
 }
 
+/// [`interrupted`] with its handlers registered now, not when first polled: a signal
+/// that comes before the caller awaits (right after it printed its URLs) is still caught
+/// rather than killing the process. Must be called within the runtime.
+pub(crate) fn interrupted_from_now() -> impl std::future::Future<Output = ()> {
+    use tokio::signal::unix::{Signal, SignalKind, signal};
+    let mut int = signal(SignalKind::interrupt()).ok();
+    let mut term = signal(SignalKind::terminate()).ok();
+    async fn wait(s: Option<&mut Signal>) {
+        match s {
+            Some(s) => {
+                s.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    }
+    async move {
+        tokio::select! {
+            () = wait(int.as_mut()) => {}
+            () = wait(term.as_mut()) => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use clap::CommandFactory;
