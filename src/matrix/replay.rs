@@ -86,11 +86,7 @@ pub fn check_conversation(
                 // Kept as the gateway keeps a live call's result (its trace text cap).
                 if text.len() > text_cap {
                     result_bytes = text.len();
-                    let mut cut = text_cap;
-                    while !text.is_char_boundary(cut) {
-                        cut -= 1;
-                    }
-                    text.truncate(cut);
+                    text.truncate(text.floor_char_boundary(text_cap));
                 }
                 if r["isError"].as_bool() == Some(true) {
                     (Status::ToolError, text, None, None)
