@@ -28,6 +28,10 @@ const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-5", "grounded", 0.94),
     ("fresh-5", "added_fact", 0.88),
     ("fresh-5", "silent_degradation_precision", 0.87),
+    ("fresh-6", "refusal", 0.82),
+    ("fresh-6", "grounded", 0.91),
+    ("fresh-6", "added_fact", 0.91),
+    ("fresh-6", "silent_degradation_precision", 0.84),
 ];
 
 fn floor(corpus: &str, class: &str) -> f64 {
