@@ -25,13 +25,17 @@ const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-4", "refusal", 0.85),
     ("fresh-4", "silent_degradation_precision", 0.88),
     ("fresh-5", "refusal", 0.85),
-    ("fresh-5", "grounded", 0.94),
+    ("fresh-5", "grounded", 0.96),
     ("fresh-5", "added_fact", 0.88),
     ("fresh-5", "silent_degradation_precision", 0.87),
-    ("fresh-6", "refusal", 0.82),
-    ("fresh-6", "grounded", 0.91),
+    ("fresh-6", "refusal", 0.83),
+    ("fresh-6", "grounded", 0.96),
     ("fresh-6", "added_fact", 0.91),
-    ("fresh-6", "silent_degradation_precision", 0.84),
+    ("fresh-6", "silent_degradation_precision", 0.86),
+    ("fresh-7", "refusal", 0.80),
+    ("fresh-7", "grounded", 0.85),
+    ("fresh-7", "added_fact", 0.92),
+    ("fresh-7", "silent_degradation_precision", 0.83),
 ];
 
 fn floor(corpus: &str, class: &str) -> f64 {
