@@ -178,6 +178,7 @@
     chip.title = c.id + " — " + c.verdict + (c.change ? " (" + c.change + ")" : "");
     chip.setAttribute("aria-label", chip.title);
     chip.dataset.i = i;
+    chip.dataset.id = c.id;
     chip.dataset.verdict = c.verdict;
     chips[i] = chip;
     b.members.push(i);
