@@ -41,7 +41,9 @@ fn quiet(seen: &Value, page: &Path) {
         .map(|r| r.as_str().unwrap())
         .collect();
     assert!(
-        requests.iter().all(|r| r.split('#').next() == Some(url.as_str())),
+        requests
+            .iter()
+            .all(|r| r.split('#').next() == Some(url.as_str())),
         "{requests:?}"
     );
     assert_eq!(seen["console"], json!([]), "{seen}");
@@ -68,7 +70,10 @@ fn the_naive_matrix_page_matches_its_report_filters_and_opens_a_cell() {
     let page = dir.path().join("report.html");
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(!html.contains("http://") || !html.contains("src=\"http"));
-    assert!(!html.contains("<link") && !html.contains("@import"), "nothing external");
+    assert!(
+        !html.contains("<link") && !html.contains("@import"),
+        "nothing external"
+    );
     let silent = report["cells"]
         .as_array()
         .unwrap()
@@ -243,12 +248,11 @@ fn a_pull_request_that_breaks_one_skill_fails_the_new_gate_and_mains_known_failu
         .filter(|e| e["change"] == "new_failure")
         .collect();
     assert!(!new.is_empty());
-    assert!(new.iter().all(|e| e["id"]
-        .as_str()
-        .unwrap()
-        .starts_with("contract_review/")
-        && e["was"] == "pass"
-        && e["now"] == "silent_degradation"));
+    assert!(new.iter().all(
+        |e| e["id"].as_str().unwrap().starts_with("contract_review/")
+            && e["was"] == "pass"
+            && e["now"] == "silent_degradation"
+    ));
     // What changed comes first in the listing, the table and the job summary.
     assert_eq!(b["cells"][0]["change"], "new_failure");
     assert!(shown.contains("NEW_FAILURE contract_review/"), "{shown}");
@@ -289,7 +293,12 @@ fn a_pull_request_that_breaks_one_skill_fails_the_new_gate_and_mains_known_failu
             .filter(|e| e["change"] == "incomparable")
             .collect();
         assert!(!inc.is_empty(), "{}", edited["baseline"]);
-        assert!(inc[0]["note"].as_str().unwrap().contains("scenario version"));
+        assert!(
+            inc[0]["note"]
+                .as_str()
+                .unwrap()
+                .contains("scenario version")
+        );
     }
 }
 
@@ -299,8 +308,16 @@ fn a_baseline_that_cannot_be_read_or_is_not_a_report_is_refused_before_any_cell(
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, "{\"schema\": \"something/v9\", \"cells\": []}").unwrap();
     for (path, want, says) in [
-        (dir.path().join("missing.json"), exit_code::USAGE, "missing.json"),
-        (bad.clone(), exit_code::INVALID_INPUT, "not a usable baseline"),
+        (
+            dir.path().join("missing.json"),
+            exit_code::USAGE,
+            "missing.json",
+        ),
+        (
+            bad.clone(),
+            exit_code::INVALID_INPUT,
+            "not a usable baseline",
+        ),
     ] {
         let out = fibon(&root())
             .args(["run", "--config", "fibon.naive.yaml", "--baseline"])
@@ -325,7 +342,8 @@ fn a_baseline_that_cannot_be_read_or_is_not_a_report_is_refused_before_any_cell(
 fn an_answer_that_is_markup_is_shown_as_text_and_secrets_stay_redacted() {
     let dir = tempfile::tempdir().unwrap();
     project(dir.path());
-    let hostile = "</script><script>window.pwned=1</script><img src=x onerror=\"window.pwned=2\"><!-- key: ";
+    let hostile =
+        "</script><script>window.pwned=1</script><img src=x onerror=\"window.pwned=2\"><!-- key: ";
     std::fs::write(
         dir.path().join("hostile.py"),
         format!(
@@ -380,7 +398,13 @@ fn report_html_false_turns_it_off_and_html_places_it() {
     assert!(!dir.path().join("off/report.html").exists());
     // A folder that does not exist is refused before any cell, naming the path.
     let out = fibon(dir.path())
-        .args(["run", "--skill", "search_docs", "--html", "elsewhere/page.html"])
+        .args([
+            "run",
+            "--skill",
+            "search_docs",
+            "--html",
+            "elsewhere/page.html",
+        ])
         .output()
         .unwrap();
     assert_eq!(code(&out), exit_code::USAGE);
@@ -398,6 +422,11 @@ fn report_html_false_turns_it_off_and_html_places_it() {
         .args(["merge", "on/report.json", "--report-dir", "merged"])
         .output()
         .unwrap();
-    assert_eq!(code(&out), exit_code::SUCCESS, "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        code(&out),
+        exit_code::SUCCESS,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(dir.path().join("merged/report.html").exists());
 }
