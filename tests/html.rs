@@ -367,7 +367,7 @@ fn an_answer_that_is_markup_is_shown_as_text_and_secrets_stay_redacted() {
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(!html.contains(key), "the key reached report.html");
     assert!(html.contains("[redacted:FIBON_TEST_KEY]"));
-    assert_eq!(html.matches("</script>").count(), 3, "only the page's own");
+    assert_eq!(html.matches("</script>").count(), 4, "only the page's own");
     let seen = browse(
         &page,
         "",

@@ -4,6 +4,20 @@
 (function () {
   const header = JSON.parse(document.getElementById("fibon-header").textContent);
   const cells = JSON.parse(document.getElementById("fibon-cells").textContent);
+  const TRACE_COLUMNS = header.html.trace_columns;
+  const strings = JSON.parse(document.getElementById("fibon-strings").textContent);
+  // A cell's details with the page's shared strings put back (`{"$s": N}`), when opened.
+  function resolve(v) {
+    if (Array.isArray(v)) return v.map(resolve);
+    if (v !== null && typeof v === "object") {
+      const keys = Object.keys(v);
+      if (keys.length === 1 && keys[0] === "$s") return strings[v.$s];
+      const out = {};
+      keys.forEach(k => { out[k] = resolve(v[k]); });
+      return out;
+    }
+    return v;
+  }
   const VERDICTS = ["silent_degradation", "contract_violation", "quality_fail", "error", "skipped", "pass"];
   const QUADS = { Q1: "Q1 tools · simple", Q2: "Q2 tools · complex", Q3: "Q3 fault · simple", Q4: "Q4 fault · complex", "": "outside the matrix" };
   const CHANGES = ["new_failure", "changed", "incomparable", "new_cell", "fixed", "gone", "still_failing", "unchanged"];
@@ -72,6 +86,9 @@
   if (header.baseline) grid.appendChild(baselineSection(header.baseline));
   if (header.html && header.html.brief) {
     grid.appendChild(el("p", "cutnote", header.html.brief + " cell(s) past the page's size budget show their outcome and findings only; report.json has everything."));
+  }
+  if (header.html && header.html.omitted) {
+    grid.appendChild(el("p", "cutnote", header.html.omitted + " more cell(s) are past the page's size limit and not on it; report.json has them all."));
   }
   if (header.sampling) grid.appendChild(samplingSection(header.sampling));
   if (header.intervention) {
@@ -226,7 +243,13 @@
     if (selected >= 0) chips[selected].classList.remove("selected");
     selected = i;
     chips[i].classList.add("selected");
-    details.replaceChildren(cellDetails(cells[i]));
+    const c = resolve(cells[i]);
+    if (c.trace) c.trace = c.trace.map(row => {
+      const e = {};
+      TRACE_COLUMNS.forEach((k, j) => { if (row[j] !== null && row[j] !== undefined) e[k] = row[j]; });
+      return e;
+    });
+    details.replaceChildren(cellDetails(c));
     details.scrollTop = 0;
     saveHash();
   }

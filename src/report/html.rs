@@ -31,8 +31,35 @@ const STDERR_CAP: usize = 2 * 1024;
 /// Self-reported calls and citations shown per cell.
 const LIST_CAP: usize = 50;
 /// Past this many bytes of cells, a cell is written brief (its outcome and findings, not
-/// its answer, trace or evidence), so that the page stays under 20 MB whatever the run.
-pub const BUDGET: usize = 16 * 1024 * 1024;
+/// its answer, trace or evidence)…
+pub const BUDGET: usize = 17_000_000;
+/// …and past this, left out of the page (counted, and in report.json): the page stays
+/// under 20 MB whatever the run.
+pub const HARD_BUDGET: usize = 19_000_000;
+/// A trace event in the page: its fields in this order, an array (the keys of 100 events a
+/// cell would weigh more than their values).
+pub const TRACE_COLUMNS: [&str; 16] = [
+    "seq",
+    "at_ms",
+    "transport",
+    "op",
+    "tool",
+    "provenance",
+    "arguments",
+    "fault",
+    "status",
+    "result_bytes",
+    "result_text",
+    "result_text_cut",
+    "truncated",
+    "tools",
+    "error",
+    "duration_ms",
+];
+/// A text this long or longer, in a cell's details, is written once in the page's string
+/// table and referred to (`{"$s": N}`) wherever it recurs: the fixture results, finding
+/// messages and reference answers a matrix repeats across its cells.
+const INTERNED: usize = 24;
 
 /// The cells written so far.
 #[derive(Debug)]
@@ -42,7 +69,46 @@ pub(super) struct Html {
     bytes: usize,
     any: bool,
     brief: usize,
+    omitted: usize,
+    strings: Strings,
 }
+
+/// The page's string table.
+#[derive(Debug, Default)]
+struct Strings {
+    index: std::collections::HashMap<String, usize>,
+    table: Vec<String>,
+    bytes: usize,
+}
+
+impl Strings {
+    /// Every long string in `v` replaced by its reference in the table.
+    fn intern(&mut self, v: &mut Value) {
+        match v {
+            Value::String(s) if s.len() >= INTERNED => {
+                let n = match self.index.get(s.as_str()) {
+                    Some(&n) => n,
+                    None => {
+                        let n = self.table.len();
+                        self.bytes += s.len() + 3;
+                        self.index.insert(s.clone(), n);
+                        self.table.push(std::mem::take(s));
+                        n
+                    }
+                };
+                *v = json!({"$s": n});
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| self.intern(x)),
+            Value::Object(m) => m.values_mut().for_each(|x| self.intern(x)),
+            _ => {}
+        }
+    }
+}
+
+/// The fields of a cell the grid and filters read: never interned.
+const PLAIN: [&str; 10] = [
+    "id", "skill", "scenario", "quadrant", "fault", "behavior", "verdict", "change", "was", "brief",
+];
 
 impl Html {
     /// Spills into `path`.
@@ -53,6 +119,8 @@ impl Html {
             bytes: 0,
             any: false,
             brief: 0,
+            omitted: 0,
+            strings: Strings::default(),
         })
     }
 
@@ -62,13 +130,25 @@ impl Html {
         c: &CellReport,
         change: Option<(Change, Option<Verdict>)>,
     ) -> std::io::Result<()> {
-        let brief = self.bytes >= BUDGET;
+        let used = self.bytes + self.strings.bytes;
+        if used >= HARD_BUDGET {
+            self.omitted += 1;
+            return Ok(());
+        }
+        let brief = used >= BUDGET;
         self.brief += usize::from(brief);
         let mut v = payload(c, brief);
         if let Some((change, was)) = change {
             v["change"] = json!(change.as_str());
             if let Some(was) = was {
                 v["was"] = json!(was.as_str());
+            }
+        }
+        if let Value::Object(m) = &mut v {
+            for (k, x) in m.iter_mut() {
+                if !PLAIN.contains(&k.as_str()) {
+                    self.strings.intern(x);
+                }
             }
         }
         let text = script_safe(&v.to_string());
@@ -87,9 +167,11 @@ impl Html {
         let mut header = serde_json::to_value(report.header())?;
         header["html"] = json!({
             "brief": self.brief,
+            "omitted": self.omitted,
             "budget_bytes": BUDGET,
             "output_cap": OUTPUT_CAP,
             "trace_cap": TRACE_CAP,
+            "trace_columns": TRACE_COLUMNS,
         });
         w.write_all(b"<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")?;
         // Nothing is fetched: no source but the page's own inline style and script.
@@ -102,7 +184,9 @@ impl Html {
         if self.any {
             std::io::copy(&mut File::open(&self.path)?, w)?;
         }
-        w.write_all(b"\n]</script>\n<script>\n")?;
+        w.write_all(b"\n]</script>\n<script type=\"application/json\" id=\"fibon-strings\">")?;
+        w.write_all(script_safe(&serde_json::to_string(&self.strings.table)?).as_bytes())?;
+        w.write_all(b"</script>\n<script>\n")?;
         w.write_all(JS.as_bytes())?;
         w.write_all(b"</script>\n</body>\n</html>\n")
     }
@@ -160,10 +244,15 @@ fn payload(c: &CellReport, brief: bool) -> Value {
                 "message": cut(&json!(f.message), if brief { 300 } else { 2048 }),
             });
             if !brief && !f.evidence.is_null() {
-                v["evidence"] = if f.evidence.to_string().len() > EVIDENCE_CAP {
-                    cut(&f.evidence, EVIDENCE_CAP)
+                let mut evidence = f.evidence.clone();
+                // The answer is shown whole beside it.
+                if let Some(m) = evidence.as_object_mut() {
+                    m.remove("answer_excerpt");
+                }
+                v["evidence"] = if evidence.to_string().len() > EVIDENCE_CAP {
+                    cut(&evidence, EVIDENCE_CAP)
                 } else {
-                    f.evidence.clone()
+                    evidence
                 };
             }
             v
@@ -188,7 +277,13 @@ fn payload(c: &CellReport, brief: bool) -> Value {
             if let Some(a) = &e.arguments {
                 v["arguments"] = cut(a, RESULT_CAP);
             }
-            v
+            // Tenths of a millisecond are what a timeline shows.
+            for k in ["at_ms", "duration_ms"] {
+                if let Some(x) = v[k].as_f64() {
+                    v[k] = json!((x * 10.0).round() / 10.0);
+                }
+            }
+            Value::Array(TRACE_COLUMNS.iter().map(|k| v[*k].take()).collect())
         })
         .collect();
     m.insert("trace".into(), Value::Array(trace));
