@@ -10,6 +10,7 @@
 # Needs Linux (/proc), cargo, node and npm (any Node for the test peers: promptfoo brings
 # the Node 22 it requires), python3 with venv. Installs the pinned peers when missing:
 # tests/peers and benches/peers (npm ci), target/proxy-venv (PyPI mcp-proxy 0.13.0).
+# The html bench needs Debian's chromium (.ci/run installs it).
 # Each bench's rows are also kept in target/bench-suite/NAME.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +21,7 @@ for arg in "$@"; do
   case "$arg" in
     --quick) quick=1 ;;
     --print) print=1 ;;
-    -h | --help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "benches/suite.sh: unknown argument \`$arg\` (see --help)" >&2; exit 64 ;;
   esac
 done
@@ -35,7 +36,7 @@ fi
 cargo bench --no-run --quiet
 out=target/bench-suite
 mkdir -p "$out"
-for bench in promptfoo gateway citations history run_matrix; do
+for bench in promptfoo gateway citations history run_matrix html; do
   echo "benches/suite.sh: $bench ($(date -u +%H:%M:%S))" >&2
   FIBON_BENCH_QUICK="$quick" cargo bench --quiet --bench "$bench" > "$out/$bench.md"
 done
@@ -57,7 +58,7 @@ section="$out/section.md"
   echo
   echo "| benchmark | measure | fibon-verify | compared with | result |"
   echo "|---|---|---|---|---|"
-  for bench in promptfoo gateway citations history run_matrix; do
+  for bench in promptfoo gateway citations history run_matrix html; do
     grep '^|' "$out/$bench.md"
   done
 } > "$section"

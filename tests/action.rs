@@ -59,6 +59,8 @@ fn action_yml_is_well_formed() {
         "fail",
         "job-summary",
         "junit-path",
+        "baseline",
+        "fail-on",
     ] {
         assert!(inputs.contains_key(wanted), "input `{wanted}` is missing");
     }
@@ -136,7 +138,7 @@ fn action_yml_is_well_formed() {
     // Outputs: documented, and read from a step that exists and writes them.
     let run_script = std::fs::read_to_string(root().join(".github/action/run.sh")).unwrap();
     let outputs = action["outputs"].as_mapping().expect("outputs");
-    for wanted in ["exit_code", "report"] {
+    for wanted in ["exit_code", "report", "html"] {
         assert!(outputs.contains_key(wanted), "output `{wanted}` is missing");
     }
     for (name, output) in outputs {
@@ -479,6 +481,41 @@ fn action_runs_the_merge_gate_workflow_shards_then_merge() {
         "{}",
         ran.summary
     );
+}
+
+#[test]
+fn action_gates_on_new_failures_against_a_baseline_and_outputs_the_page() {
+    // main's report, with its known failures, then the same matrix against it.
+    let main = tempfile::tempdir().unwrap();
+    let ran = Runner::new(&[
+        ("config", "fibon.naive.yaml"),
+        ("fail", "false"),
+        ("job-summary", "false"),
+    ])
+    .with("report-dir", main.path())
+    .run();
+    assert_eq!(ran.outputs["exit_code"], "1", "{}", ran.log);
+    assert_eq!(
+        PathBuf::from(&ran.outputs["html"]),
+        main.path().join("report.html")
+    );
+    let baseline = main.path().join("report.json");
+    let runner = Runner::new(&[("config", "fibon.naive.yaml"), ("fail-on", "new")])
+        .with("baseline", &baseline);
+    let ran = runner.run();
+    assert_eq!(ran.codes, [0, 0], "{}", ran.log);
+    assert_eq!(ran.outputs["exit_code"], "0");
+    assert!(
+        ran.summary.contains("**Against the baseline**"),
+        "{}",
+        ran.summary
+    );
+    assert!(std::path::Path::new(&ran.outputs["html"]).exists());
+    // A baseline that is not there is an error, not a run without one.
+    let ran = Runner::new(&[("config", "fibon.naive.yaml"), ("fail-on", "new")])
+        .with("baseline", &main.path().join("missing.json"))
+        .run();
+    assert_eq!(ran.codes, [0, 64], "{}", ran.log);
 }
 
 #[test]

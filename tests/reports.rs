@@ -74,6 +74,7 @@ fn command(dir: &Path, name: &str, args: &[&str]) -> Written {
             .filter(|l| {
                 !l.starts_with("::")
                     && !l.starts_with("report: ")
+                    && !l.starts_with("html: ")
                     && !l.starts_with("read ")
                     && !l.starts_with("merged ")
             })

@@ -563,7 +563,7 @@ fn reports_are_projections_of_report_json() {
     assert!(annotations[0].starts_with("::error file=contracts/fetch_anthropic_models.json,line=2,title=fibon silent_degradation::fetch_anthropic_models/"), "{}", annotations[0]);
     let table: String = stderr
         .lines()
-        .filter(|l| !l.starts_with("::") && !l.starts_with("report:"))
+        .filter(|l| !l.starts_with("::") && !l.starts_with("report:") && !l.starts_with("html:"))
         .map(|l| format!("{l}\n"))
         .collect();
     insta::assert_snapshot!("run_table_naive", table);

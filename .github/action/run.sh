@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs fibon-verify for the action and reports `exit_code` and `report` as step outputs.
+# Runs fibon-verify for the action and reports `exit_code`, `report` and `html` as step
+# outputs.
 # fibon-verify itself writes the job summary and the annotations (GITHUB_ACTIONS=true).
 set -uo pipefail
 command="${INPUT_COMMAND:-run}"
@@ -14,6 +15,14 @@ args=("$command" --config "$config")
 case "$command" in
   run|sample|audit|merge|gate) args+=(--report-dir "$report_dir") ;;
 esac
+# A baseline: compared by cell id; `fail-on: new` gates only what fails anew. A baseline
+# that cannot be read is fibon-verify's error (64/65), never a quiet run without one.
+if [ -n "${INPUT_BASELINE:-}" ]; then
+  case "$command" in
+    run|audit|merge|gate) args+=(--baseline "$INPUT_BASELINE" --fail-on "${INPUT_FAIL_ON:-all}") ;;
+    *) echo "::error title=fibon-verify::\`baseline\` applies to run, audit, merge and gate, not $command"; exit 64 ;;
+  esac
+fi
 # Extra arguments, split on whitespace (no shell evaluation of the input).
 read -r -a extra <<< "${INPUT_ARGS:-}"
 args+=(${extra[@]+"${extra[@]}"})
@@ -28,9 +37,11 @@ fibon-verify "${args[@]}"
 code=$?
 
 report="$report_dir/report.json"
+html="$report_dir/report.html"
 {
   echo "exit_code=$code"
   if [ -f "$report" ]; then echo "report=$report"; else echo "report="; fi
+  if [ -f "$html" ]; then echo "html=$html"; else echo "html="; fi
 } >> "${GITHUB_OUTPUT:-/dev/null}"
 
 if [ -n "${INPUT_JUNIT_PATH:-}" ] && [ -f "$report_dir/junit.xml" ]; then

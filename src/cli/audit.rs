@@ -30,15 +30,26 @@ pub(crate) struct AuditArgs {
     /// `json` also prints the summary (counts and exit code) on stdout.
     #[arg(long, value_name = "FORMAT", default_value = "human")]
     format: Format,
+
+    #[command(flatten)]
+    html: super::HtmlArgs,
+
+    #[command(flatten)]
+    baseline: super::BaselineArgs,
 }
 
 pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedError> {
     let project = super::valid_project(globals)?;
     let history = HistoryFile::named(&args.history)?;
+    let baseline = args.baseline.load()?;
+    args.html.check()?;
     let spec = AuditSpec {
         skills: args.skill,
         report_dir: args.report_dir,
         github: globals.github,
+        html: args.html.html.clone(),
+        baseline: baseline.baseline,
+        fail_on: baseline.fail_on,
     };
     let audited = matrix::audit(&project, &history, &spec)?;
     writeln!(

@@ -41,6 +41,12 @@ pub(crate) struct GateArgs {
     /// Also print report.json on stdout.
     #[arg(long, value_name = "FORMAT", default_value = "human")]
     format: Format,
+
+    #[command(flatten)]
+    html: super::HtmlArgs,
+
+    #[command(flatten)]
+    baseline: super::BaselineArgs,
 }
 
 pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedError> {
@@ -50,9 +56,13 @@ pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedErro
         (None, Some(path)) => path,
         (None, None) => unreachable!("clap requires --candidates or --experiment"),
     };
+    let baseline = args.baseline.load()?;
+    args.html.check()?;
     let policy = gate::policy(args.policy.as_deref(), &globals.config)?;
     let report = gate::candidates(&policy, candidates, args.seed)?;
-    let written = report::write_all(&report, &Outputs::new(&args.report_dir, globals.github))?;
+    let outputs = Outputs::new(&args.report_dir, globals.github);
+    let outputs = baseline.apply(args.html.apply(outputs, true)?);
+    let written = report::write_all(&report, &outputs)?;
     if args.format == Format::Json {
         written.print_json(&mut super::stdout())?;
     }

@@ -21,11 +21,19 @@ pub(crate) struct MergeArgs {
     /// Also print the merged report.json on stdout.
     #[arg(long, value_name = "FORMAT", default_value = "human")]
     format: Format,
+
+    #[command(flatten)]
+    html: super::HtmlArgs,
+
+    #[command(flatten)]
+    baseline: super::BaselineArgs,
 }
 
 pub(crate) fn run(globals: &Globals, args: MergeArgs) -> Result<i32, ExpectedError> {
     let mut reports = Vec::new();
     report::prepare_dir(&args.report_dir)?;
+    let baseline = args.baseline.load()?;
+    args.html.check()?;
     for path in &args.reports {
         let text = super::read_input(path)?;
         let name = path.display().to_string();
@@ -38,6 +46,7 @@ pub(crate) fn run(globals: &Globals, args: MergeArgs) -> Result<i32, ExpectedErr
     writeln!(super::stderr(), "merged {count} reports")?;
     // The shard runs annotated their failing cells already: once is enough.
     let outputs = Outputs::new(&args.report_dir, globals.github).without_annotations();
+    let outputs = baseline.apply(args.html.apply(outputs, true)?);
     let written = report::write_all(&merged, &outputs)?;
     if args.format == Format::Json {
         written.print_json(&mut super::stdout())?;

@@ -155,6 +155,81 @@ pub(crate) fn render(err: &ExpectedError, color: bool) {
     }
 }
 
+/// Where report.html goes: the option every command that writes a report takes.
+#[derive(Debug, clap::Args)]
+pub(crate) struct HtmlArgs {
+    /// Write report.html here [default: beside report.json, unless `report.html: false`
+    /// in the config]
+    #[arg(long, value_name = "PATH")]
+    html: Option<PathBuf>,
+}
+
+impl HtmlArgs {
+    /// The outputs with report.html placed (checked writable before any work), or left
+    /// out when the config turns it off (`enabled` false) and no path is given.
+    pub(crate) fn apply(
+        &self,
+        outputs: crate::report::Outputs,
+        enabled: bool,
+    ) -> Result<crate::report::Outputs, ExpectedError> {
+        self.check()?;
+        Ok(outputs.html(self.html.as_deref(), enabled))
+    }
+
+    /// Exit 64 now, naming it, when `--html` cannot be written.
+    pub(crate) fn check(&self) -> Result<(), ExpectedError> {
+        self.html.as_deref().map_or(Ok(()), check_output_file)
+    }
+}
+
+/// A previous report to compare with, and what fails: `run`, `audit`, `merge`, `gate`.
+#[derive(Debug, clap::Args)]
+pub(crate) struct BaselineArgs {
+    /// Compare the cells with this earlier report.json, by cell id (docs/report.md,
+    /// "baseline")
+    #[arg(long, value_name = "REPORT")]
+    baseline: Option<PathBuf>,
+
+    /// What fails the exit code: every failing cell, or only what fails anew against
+    /// --baseline (`error` cells always fail)
+    #[arg(
+        long,
+        value_name = "WHICH",
+        default_value = "all",
+        requires = "baseline"
+    )]
+    fail_on: crate::report::FailOn,
+}
+
+impl BaselineArgs {
+    /// The baseline read, before any work: exit 64 when it cannot be read, 65 when it is
+    /// not a report.
+    pub(crate) fn load(&self) -> Result<Loaded, ExpectedError> {
+        let baseline = match &self.baseline {
+            Some(path) => Some(std::sync::Arc::new(crate::report::Baseline::read(path)?)),
+            None => None,
+        };
+        Ok(Loaded {
+            baseline,
+            fail_on: self.fail_on,
+        })
+    }
+}
+
+/// A baseline read, and what fails.
+#[derive(Debug, Clone)]
+pub(crate) struct Loaded {
+    pub(crate) baseline: Option<std::sync::Arc<crate::report::Baseline>>,
+    pub(crate) fail_on: crate::report::FailOn,
+}
+
+impl Loaded {
+    /// The outputs compared with it.
+    pub(crate) fn apply(&self, outputs: crate::report::Outputs) -> crate::report::Outputs {
+        outputs.against(self.baseline.clone(), self.fail_on)
+    }
+}
+
 /// A flag's value that is a share: a number from 0 to 1.
 fn share(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {

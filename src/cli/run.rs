@@ -57,10 +57,18 @@ pub(crate) struct RunArgs {
     /// Seed of the quality gate's blind candidate ids.
     #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
+
+    #[command(flatten)]
+    html: super::HtmlArgs,
+
+    #[command(flatten)]
+    baseline: super::BaselineArgs,
 }
 
 pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError> {
     let project = super::valid_project(globals)?;
+    let baseline = args.baseline.load()?;
+    args.html.check()?;
     let spec = RunSpec {
         filters: Filters {
             skills: args.skill,
@@ -88,7 +96,9 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
             Ok(exit_code::NO_CELLS)
         }
         Ran::Report { report, dir } => {
-            let written = report::write_all(&report, &report::Outputs::new(&dir, globals.github))?;
+            let outputs = report::Outputs::new(&dir, globals.github);
+            let outputs = baseline.apply(args.html.apply(outputs, project.config.report_html)?);
+            let written = report::write_all(&report, &outputs)?;
             if args.format == Format::Json {
                 written.print_json(&mut super::stdout())?;
             }

@@ -51,6 +51,9 @@ pub(crate) struct SampleArgs {
     /// Also print report.json on stdout.
     #[arg(long, value_name = "FORMAT", default_value = "human")]
     format: Format,
+
+    #[command(flatten)]
+    html: super::HtmlArgs,
 }
 
 pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedError> {
@@ -60,6 +63,7 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
         return Ok(exit_code::SUCCESS);
     }
     let project = super::valid_project(globals)?;
+    args.html.check()?;
     let spec = SampleSpec {
         rate: args.rate,
         seed: args.seed,
@@ -70,6 +74,7 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
     };
     let sampled = sample::run(&project, &history, &spec, super::interrupted())?;
     let outputs = report::Outputs::new(&sampled.dir, globals.github);
+    let outputs = args.html.apply(outputs, project.config.report_html)?;
     let written = report::write_all(&sampled.report, &outputs)?;
     if args.format == Format::Json {
         written.print_json(&mut super::stdout())?;

@@ -79,6 +79,8 @@ pub struct Config {
     pub matrix: Matrix,
     /// The report directory, resolved.
     pub report_dir: PathBuf,
+    /// Whether report.html is written beside report.json (`report.html`, default true).
+    pub report_html: bool,
     /// A refusal lexicon extending the built-in one, resolved.
     pub refusal_lexicon: Option<PathBuf>,
     /// The model-based refusal classifier, if configured.

@@ -187,4 +187,7 @@ pub struct RawMatrix {
 pub struct RawReport {
     /// The report directory, relative to this file (default `target/fibon`).
     pub dir: Option<String>,
+    /// Whether `run`, `audit` and `sample` write report.html beside report.json (default
+    /// true; `--html PATH` writes it anyway).
+    pub html: Option<bool>,
 }

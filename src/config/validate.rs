@@ -158,11 +158,12 @@ pub fn validate(doc: &Document, raw: RawConfig, diags: &mut Vec<Diagnostic>) -> 
             .and_then(|d| duration(doc, "/matrix/latency_fault_delay", &d, diags))
             .unwrap_or(defaults.latency_fault_delay),
     });
-    let report_dir = dir.join(
-        raw.report
-            .and_then(|r| r.dir)
-            .unwrap_or_else(|| "target/fibon".into()),
-    );
+    let (report_dir, report_html) = match raw.report {
+        Some(r) => (r.dir, r.html),
+        None => (None, None),
+    };
+    let report_dir = dir.join(report_dir.unwrap_or_else(|| "target/fibon".into()));
+    let report_html = report_html.unwrap_or(true);
     let (refusal_lexicon_raw, judge_raw) = match raw.checks {
         Some(c) => (c.refusal_lexicon, c.refusal_judge),
         None => (None, None),
@@ -220,6 +221,7 @@ pub fn validate(doc: &Document, raw: RawConfig, diags: &mut Vec<Diagnostic>) -> 
         platform: platform.unwrap_or_default(),
         matrix,
         report_dir,
+        report_html,
     };
     // Before anything can echo them: every output from here on redacts them.
     crate::secrets::register(config.secret_names());

@@ -24,6 +24,12 @@ pub struct AuditSpec {
     pub report_dir: Option<PathBuf>,
     /// Also write GitHub annotations and the job summary.
     pub github: bool,
+    /// Where report.html goes [default: beside report.json, unless `report.html: false`].
+    pub html: Option<PathBuf>,
+    /// The report the cells are compared with (`--baseline`).
+    pub baseline: Option<std::sync::Arc<report::Baseline>>,
+    /// What fails the exit code.
+    pub fail_on: report::FailOn,
 }
 
 /// An audit done: its outputs written.
@@ -60,7 +66,10 @@ pub fn audit(
     );
     let bar = report::progress::bar(history.bytes, show);
 
-    let outputs = report::Outputs::new(&dir, spec.github).naming("conversations");
+    let outputs = report::Outputs::new(&dir, spec.github)
+        .naming("conversations")
+        .html(spec.html.as_deref(), project.config.report_html)
+        .against(spec.baseline.clone(), spec.fail_on);
     let mut stream = report::Stream::begin(&outputs, Some(SHOWN))?;
     let mut error = None;
     crate::history::stream(&history.path, |item, read| {

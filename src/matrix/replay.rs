@@ -174,6 +174,7 @@ pub fn check_conversation(
         forbidden: Vec::new(),
         schema_drift: IndexMap::new(),
         source: Default::default(),
+        digest: String::new(),
     };
     let removed: Vec<String> = fault.iter().map(|(_, t)| t.clone()).collect();
     let outcome = evaluate(&CellInput {
@@ -206,6 +207,7 @@ pub fn check_conversation(
         removed,
     )
     .of_contract(contract.source.display().to_string(), contract.source_line)
+    .versioned(contract.version.clone(), None)
     .with_output(response.output)
     .with_trace(trace)
     .with_claims(Vec::new(), response.citations)

@@ -15,6 +15,7 @@ pub fn summary_markdown(report: &Report, tally: &Tally, noun: &str) -> String {
         .map(|shards| format!(" from {} shard(s)", shards.len()))
         .unwrap_or_default();
     let mut md = format!("## {icon} fibon-verify: {} cells{from}\n\n", s.cells);
+    md.push_str(&baseline_markdown(report));
     md.push_str("| pass | silent degradation | contract violation | quality fail | error | skipped |\n|---|---|---|---|---|---|\n");
     md.push_str(&format!(
         "| {} | {} | {} | {} | {} | {} |\n",
@@ -43,6 +44,59 @@ pub fn summary_markdown(report: &Report, tally: &Tally, noun: &str) -> String {
     if report.interrupted {
         md.push_str("\n_The run was interrupted; these are the cells that finished._\n");
     }
+    md
+}
+
+/// What this pull request changed, first: the count of each change against the
+/// baseline, and the cells that are failing anew or fixed (up to a cap).
+fn baseline_markdown(report: &Report) -> String {
+    use super::baseline::{Change, FailOn};
+    const SHOWN: usize = 50;
+    let Some(b) = &report.baseline else {
+        return String::new();
+    };
+    let mut md = format!(
+        "**Against the baseline** `{}`{}:\n\n| change | cells |\n|---|---|\n",
+        b.report,
+        if b.fail_on == FailOn::New {
+            " (`--fail-on new`: known failures do not fail the job; errors do)"
+        } else {
+            ""
+        }
+    );
+    for c in Change::ALL {
+        md.push_str(&format!("| {} | {} |\n", c.as_str(), b.count(c)));
+    }
+    let listed: Vec<_> = b
+        .cells
+        .iter()
+        .filter(|e| !matches!(e.change, Change::StillFailing | Change::Unchanged))
+        .filter(|e| e.change != Change::NewCell || e.now.is_some_and(|v| v != Verdict::Pass))
+        .collect();
+    if !listed.is_empty() {
+        md.push_str("\n| cell | change | was | now |\n|---|---|---|---|\n");
+        for e in listed.iter().take(SHOWN) {
+            md.push_str(&format!(
+                "| `{}` | **{}**{} | {} | {} |\n",
+                e.id,
+                e.change.as_str(),
+                if e.note.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {}", e.note.replace('|', "\\|"))
+                },
+                e.was.map_or("—", Verdict::as_str),
+                e.now.map_or("—", Verdict::as_str)
+            ));
+        }
+        if listed.len() > SHOWN {
+            md.push_str(&format!(
+                "\n_{} more in report.json (`baseline`)._\n",
+                listed.len() - SHOWN
+            ));
+        }
+    }
+    md.push('\n');
     md
 }
 

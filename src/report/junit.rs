@@ -11,6 +11,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::baseline::Change;
 use super::{CellReport, Verdict};
 
 /// Spill files kept open at once; past it (a history naming very many skills) a file is
@@ -48,8 +49,9 @@ fn seconds(ms: u64) -> String {
     format!("{:.3}", Duration::from_millis(ms).as_secs_f64())
 }
 
-/// One cell's testcase, indented for its place in the file.
-fn testcase(c: &CellReport) -> String {
+/// One cell's testcase, indented for its place in the file; compared with a baseline,
+/// its `baseline` property says how (and `baseline_verdict` what it was).
+fn testcase(c: &CellReport, change: Option<(Change, Option<Verdict>)>) -> String {
     let quadrant = c.quadrant.map_or("", |q| q.as_str());
     let mut out = format!(
         "        <testcase name=\"{}\" classname=\"{}\" time=\"{}\"",
@@ -80,11 +82,25 @@ fn testcase(c: &CellReport) -> String {
             ))
         }
     };
-    if status.is_none() && c.stderr.is_empty() {
+    if status.is_none() && c.stderr.is_empty() && change.is_none() {
         out.push_str("/>\n");
         return out;
     }
     out.push_str(">\n");
+    if let Some((change, was)) = change {
+        out.push_str("            <properties>\n");
+        out.push_str(&format!(
+            "                <property name=\"baseline\" value=\"{}\"/>\n",
+            change.as_str()
+        ));
+        if let Some(was) = was {
+            out.push_str(&format!(
+                "                <property name=\"baseline_verdict\" value=\"{}\"/>\n",
+                was.as_str()
+            ));
+        }
+        out.push_str("            </properties>\n");
+    }
     out.push_str(status.as_deref().unwrap_or_default());
     if !c.stderr.is_empty() {
         out.push_str(&format!(
@@ -148,7 +164,11 @@ impl Junit {
     }
 
     /// Adds a cell's testcase to its skill's testsuite.
-    pub(super) fn cell(&mut self, c: &CellReport) -> std::io::Result<()> {
+    pub(super) fn cell(
+        &mut self,
+        c: &CellReport,
+        change: Option<(Change, Option<Verdict>)>,
+    ) -> std::io::Result<()> {
         self.counts.add(c.verdict);
         if !self.suites.contains_key(&c.skill) {
             let path = self.dir.join(format!("suite-{}.xml", self.suites.len()));
@@ -168,7 +188,7 @@ impl Junit {
         }
         let suite = self.suites.get_mut(&c.skill).expect("inserted above");
         suite.counts.add(c.verdict);
-        let case = testcase(c);
+        let case = testcase(c, change);
         match &mut suite.out {
             Some(out) => out.write_all(case.as_bytes()),
             None => OpenOptions::new()
@@ -274,7 +294,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut junit = Junit::new(dir.path());
         for c in &report.cells {
-            junit.cell(c).unwrap();
+            junit.cell(c, None).unwrap();
         }
         let mut out = Vec::new();
         junit.finish(&mut out, report.duration_ms).unwrap();

@@ -1,8 +1,10 @@
 //! The report: `report.json` is the source of truth (docs/report.md, normative); the
-//! terminal table, `junit.xml` and the GitHub job summary and annotations are projections
-//! of it, all written by [`write_all`] (or [`Stream`], for cells that come one by one).
+//! terminal table, `junit.xml`, `report.html` and the GitHub job summary and annotations
+//! are projections of it (compared with a `--baseline` when there is one), all written by [`write_all`] (or [`Stream`], for cells that come one by one).
 
+pub mod baseline;
 pub mod github;
+pub mod html;
 mod json;
 pub mod junit;
 pub mod merge;
@@ -13,6 +15,7 @@ mod sinks;
 pub mod table;
 pub mod tally;
 
+pub use baseline::{Baseline, FailOn};
 pub use model::*;
 pub use sinks::{Outputs, Stream, Written, write_all};
 pub use tally::Tally;

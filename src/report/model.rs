@@ -61,6 +61,12 @@ pub struct CellReport {
     pub contract: String,
     /// The line of the skill's name in it.
     pub contract_line: usize,
+    /// The contract's `version`, when it declares one: a `--baseline` compares it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contract_version: Option<String>,
+    /// The scenario's version (a digest of its file): a `--baseline` compares it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario_version: Option<String>,
     /// The Candidate Quality Result, when the quality gate ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<QualityResult>,
@@ -129,6 +135,8 @@ impl CellReport {
             duration_ms: 0,
             contract: String::new(),
             contract_line: 0,
+            contract_version: None,
+            scenario_version: None,
             quality: None,
             intervention: None,
         }
@@ -191,6 +199,13 @@ impl CellReport {
     pub fn of_contract(mut self, contract: String, line: usize) -> CellReport {
         self.contract = contract;
         self.contract_line = line;
+        self
+    }
+
+    /// The versions of its contract and scenario, when they have them.
+    pub fn versioned(mut self, contract: Option<String>, scenario: Option<String>) -> CellReport {
+        self.contract_version = contract;
+        self.scenario_version = scenario;
         self
     }
 
@@ -348,6 +363,9 @@ pub struct Report {
     /// Per-model intervention rates (openai targets with `intervene: true`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intervention: Option<InterventionSummary>,
+    /// `--baseline`: this run's cells compared with a previous report's, by cell id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<super::baseline::Section>,
     /// The exit code.
     #[serde(default)]
     pub exit_code: i32,
@@ -376,6 +394,7 @@ impl Report {
             quality_budget: None,
             sampling: None,
             intervention: None,
+            baseline: None,
             exit_code: 0,
         }
         .counted(summary)
@@ -408,6 +427,7 @@ impl Report {
             quality_budget: self.quality_budget.clone(),
             sampling: self.sampling.clone(),
             intervention: self.intervention.clone(),
+            baseline: self.baseline.clone(),
             exit_code: self.exit_code,
         }
     }

@@ -32,6 +32,7 @@ pub(super) fn header(redactor: &Redactor, report: &Report) -> Report {
             quality_budget: None,
             sampling: None,
             intervention: None,
+            baseline: None,
             ..header
         },
         None => header,

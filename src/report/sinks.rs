@@ -8,6 +8,8 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use super::baseline::{Baseline, Comparison, FailOn};
+use super::html::Html;
 use super::junit::Junit;
 use super::tally::Tally;
 use super::{CellReport, Report, Summary, github, json, redact, table};
@@ -27,6 +29,12 @@ pub struct Outputs {
     pub noun: &'static str,
     /// The table's width.
     pub width: u16,
+    /// Where report.html goes (`None`: not written).
+    pub html: Option<PathBuf>,
+    /// The previous report the cells are compared with (`--baseline`).
+    pub baseline: Option<Arc<Baseline>>,
+    /// What fails the exit code (`--fail-on`; `new` needs a baseline).
+    pub fail_on: FailOn,
 }
 
 impl Outputs {
@@ -41,7 +49,28 @@ impl Outputs {
             annotations: github,
             noun: "cells",
             width: 110,
+            html: Some(dir.join("report.html")),
+            baseline: None,
+            fail_on: FailOn::All,
         }
+    }
+
+    /// With report.html at `html` (`--html PATH`), beside report.json, or not at all
+    /// (`report.html: false` and no `--html`).
+    pub fn html(mut self, html: Option<&Path>, enabled: bool) -> Outputs {
+        self.html = match html {
+            Some(path) => Some(path.to_path_buf()),
+            None if enabled => Some(self.dir.join("report.html")),
+            None => None,
+        };
+        self
+    }
+
+    /// Compared with `baseline`, failing on `fail_on`.
+    pub fn against(mut self, baseline: Option<Arc<Baseline>>, fail_on: FailOn) -> Outputs {
+        self.baseline = baseline;
+        self.fail_on = fail_on;
+        self
     }
 
     /// Without annotations.
@@ -64,6 +93,8 @@ pub struct Written {
     pub exit_code: i32,
     /// The report.json written.
     pub report_json: PathBuf,
+    /// The report.html written, if any.
+    pub report_html: Option<PathBuf>,
 }
 
 impl Written {
@@ -98,6 +129,8 @@ pub struct Stream {
     redactor: Arc<Redactor>,
     cells: json::Cells,
     junit: Junit,
+    html: Option<Html>,
+    comparison: Option<Comparison>,
     tally: Tally,
     spill: Spill,
 }
@@ -124,11 +157,23 @@ impl Stream {
         let spill = Spill(dir);
         let cells = json::Cells::new(&spill.0.join("cells.json"))
             .map_err(ExpectedError::unwritable(&outputs.dir))?;
+        let html = match &outputs.html {
+            Some(_) => Some(
+                Html::new(&spill.0.join("cells.html.json"))
+                    .map_err(ExpectedError::unwritable(&outputs.dir))?,
+            ),
+            None => None,
+        };
         Ok(Stream {
             outputs: outputs.clone(),
             redactor: crate::secrets::current(),
             cells,
             junit: Junit::new(&spill.0),
+            html,
+            comparison: outputs
+                .baseline
+                .as_ref()
+                .map(|_| Comparison::new(outputs.fail_on)),
             tally: Tally::new(keep),
             spill,
         })
@@ -137,10 +182,18 @@ impl Stream {
     /// Writes one cell.
     pub fn cell(&mut self, c: &CellReport) -> Result<(), ExpectedError> {
         let c = &*redact::cell(&self.redactor, c);
+        let change = match (&mut self.comparison, &self.outputs.baseline) {
+            (Some(cmp), Some(baseline)) => Some(cmp.cell(baseline, c)),
+            _ => None,
+        };
         self.tally.add(c);
         self.cells
             .cell(c)
-            .and_then(|()| self.junit.cell(c))
+            .and_then(|()| self.junit.cell(c, change))
+            .and_then(|()| match &mut self.html {
+                Some(html) => html.cell(c, change),
+                None => Ok(()),
+            })
             .map_err(ExpectedError::unwritable(&self.outputs.dir))
     }
 
@@ -157,15 +210,33 @@ impl Stream {
             redactor,
             cells,
             junit,
+            html,
+            comparison,
             tally,
             spill,
         } = self;
-        let report = &redact::header(&redactor, report);
+        let mut report = redact::header(&redactor, report);
+        if let (Some(cmp), Some(baseline)) = (comparison, &outputs.baseline) {
+            let section = cmp.finish(baseline, &mut report.exit_code, report.interrupted);
+            // The baseline's ids are another report's text: redacted as this one's.
+            report.baseline = redact::header(
+                &redactor,
+                &Report {
+                    baseline: Some(section),
+                    ..report.header()
+                },
+            )
+            .baseline;
+        }
+        let report = &report;
         let json_path = outputs.dir.join("report.json");
         write_with(&json_path, |w| cells.finish(report, w))?;
         write_with(&outputs.dir.join("junit.xml"), |w| {
             junit.finish(w, report.duration_ms)
         })?;
+        if let (Some(html), Some(path)) = (html, &outputs.html) {
+            write_with(path, |w| html.finish(report, w))?;
+        }
         drop(spill);
         // The terminal's own stream failing is no fault of the user's (exit 70).
         let mut stderr = std::io::stderr().lock();
@@ -202,9 +273,13 @@ impl Stream {
             say(format_args!("{}\n", i.line()))?;
         }
         say(format_args!("report: {}\n", json_path.display()))?;
+        if let Some(path) = &outputs.html {
+            say(format_args!("html: {}\n", path.display()))?;
+        }
         Ok(Written {
             exit_code: report.exit_code,
             report_json: json_path,
+            report_html: outputs.html.clone(),
         })
     }
 }

@@ -59,6 +59,7 @@ pub fn render(report: &Report, tally: &Tally, width: u16, noun: &str) -> String 
         out.push_str(&failing_line(&c.id, c.verdict, c.decisive.as_ref()));
     }
     out.push_str(&omitted_line(tally, noun));
+    out.push_str(&baseline_lines(report));
     let s = &report.summary;
     out.push_str(&format!(
         "{} {noun}: {} pass, {} silent_degradation, {} contract_violation, {} quality_fail, {} error, {} skipped{}\n",
@@ -71,6 +72,65 @@ pub fn render(report: &Report, tally: &Tally, width: u16, noun: &str) -> String 
         s.skipped,
         if report.interrupted { " (interrupted)" } else { "" }
     ));
+    out
+}
+
+/// Compared with a baseline: the count of each change, then each cell that changed for
+/// the worse, then the first fixed ones (report.json lists them all).
+pub fn baseline_lines(report: &Report) -> String {
+    use super::baseline::{Change, FailOn};
+    const SHOWN: usize = 20;
+    let Some(b) = &report.baseline else {
+        return String::new();
+    };
+    let counts: Vec<String> = Change::ALL
+        .iter()
+        .filter(|c| b.count(**c) > 0)
+        .map(|c| format!("{} {}", b.count(*c), c.as_str()))
+        .collect();
+    let mut out = format!(
+        "baseline {}: {}{}\n",
+        b.report,
+        counts.join(", "),
+        if b.fail_on == FailOn::New {
+            " (--fail-on new: only what is failing anew, and errors, fail)"
+        } else {
+            ""
+        }
+    );
+    let worse = [
+        Change::NewFailure,
+        Change::Changed,
+        Change::Incomparable,
+        Change::NewCell,
+        Change::Fixed,
+        Change::Gone,
+    ];
+    let mut shown = 0;
+    for change in worse {
+        for e in b.of(change) {
+            if change == Change::NewCell && e.now.is_none_or(|v| v == Verdict::Pass) {
+                continue;
+            }
+            if shown == SHOWN {
+                out.push_str("  … more in report.json (baseline)\n");
+                return out;
+            }
+            shown += 1;
+            out.push_str(&format!(
+                "  {} {} ({} → {}){}\n",
+                change.as_str().to_uppercase(),
+                e.id,
+                e.was.map_or("—", Verdict::as_str),
+                e.now.map_or("—", Verdict::as_str),
+                if e.note.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {}", e.note)
+                }
+            ));
+        }
+    }
     out
 }
 
@@ -88,8 +148,12 @@ fn render_candidates(report: &Report, tally: &Tally, width: u16) -> String {
     }
     let s = &report.summary;
     format!(
-        "{t}\n{} candidates: {} pass, {} quality_fail, {} error\n",
-        s.cells, s.pass, s.quality_fail, s.error
+        "{t}\n{}{} candidates: {} pass, {} quality_fail, {} error\n",
+        baseline_lines(report),
+        s.cells,
+        s.pass,
+        s.quality_fail,
+        s.error
     )
 }
 

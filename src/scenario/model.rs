@@ -56,6 +56,17 @@ pub struct Scenario {
     pub schema_drift: IndexMap<String, Value>,
     /// The file it was loaded from.
     pub source: PathBuf,
+    /// `sha256:` and 12 hex digits of that file's text: the scenario's version, which a
+    /// `--baseline` compares (a scenario has no version field of its own).
+    pub digest: String,
+}
+
+/// The version of a scenario written as `text`.
+pub fn digest(text: &str) -> String {
+    use sha2::Digest;
+    let hash = sha2::Sha256::digest(text.as_bytes());
+    let hex: String = hash.iter().take(6).map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
 }
 
 /// A tool served from fixtures.

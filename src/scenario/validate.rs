@@ -175,6 +175,7 @@ pub fn validate(doc: &Document, raw: RawScenario, diags: &mut Vec<Diagnostic>) -
         facts,
         forbidden,
         source: doc.file.path.clone(),
+        digest: super::model::digest(&doc.file.text),
     })
 }
 
