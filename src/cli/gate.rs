@@ -41,6 +41,9 @@ pub(crate) struct GateArgs {
     /// Also print report.json on stdout.
     #[arg(long, value_name = "FORMAT", default_value = "human")]
     format: Format,
+
+    #[command(flatten)]
+    cache: super::cache::CacheArgs,
 }
 
 pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedError> {
@@ -51,7 +54,7 @@ pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedErro
         (None, None) => unreachable!("clap requires --candidates or --experiment"),
     };
     let policy = gate::policy(args.policy.as_deref(), &globals.config)?;
-    let report = gate::candidates(&policy, candidates, args.seed)?;
+    let report = gate::candidates(&policy, candidates, args.seed, args.cache.cache())?;
     let written = report::write_all(&report, &Outputs::new(&args.report_dir, globals.github))?;
     if args.format == Format::Json {
         written.print_json(&mut super::stdout())?;
@@ -61,7 +64,13 @@ pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedErro
 
 /// `gate --experiment`: Gate A, then Gate B.
 fn experiment(args: &GateArgs, path: &std::path::Path) -> Result<i32, ExpectedError> {
-    let done = gate::experiment(path, args.policy.as_deref(), args.seed, &args.report_dir)?;
+    let done = gate::experiment(
+        path,
+        args.policy.as_deref(),
+        args.seed,
+        &args.report_dir,
+        args.cache.cache(),
+    )?;
     let mut err = super::stderr();
     write!(err, "{}", done.report.summary())?;
     writeln!(err, "report: {}", done.path.display())?;

@@ -57,6 +57,9 @@ pub(crate) struct RunArgs {
     /// Seed of the quality gate's blind candidate ids.
     #[arg(long, value_name = "N", default_value_t = 0)]
     seed: u64,
+
+    #[command(flatten)]
+    cache: super::cache::CacheArgs,
 }
 
 pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError> {
@@ -74,6 +77,7 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
         report_dir: args.report_dir,
         allow_drift: args.allow_drift,
         seed: args.seed,
+        cache: args.cache.cache(),
     };
     match matrix::run(&project, &spec, super::interrupted())? {
         Ran::NoCells => {
