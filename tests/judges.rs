@@ -103,7 +103,9 @@ async fn judges_ask_in_the_policys_schema_and_fall_back_to_json_object_once() {
         .await;
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
-        .and(body_partial_json(json!({"response_format": {"type": "json_object"}})))
+        .and(body_partial_json(
+            json!({"response_format": {"type": "json_object"}}),
+        ))
         .respond_with(answer(good()))
         .mount(&server)
         .await;
@@ -115,7 +117,10 @@ async fn judges_ask_in_the_policys_schema_and_fall_back_to_json_object_once() {
     for j in 0..2 {
         let r = record(&report, 0, j);
         assert_eq!(r["response_format"], "json_object", "{r:#}");
-        assert!(r["fallback"].as_str().unwrap().contains("HTTP 400"), "{r:#}");
+        assert!(
+            r["fallback"].as_str().unwrap().contains("HTTP 400"),
+            "{r:#}"
+        );
         assert!(r["fallback"].as_str().unwrap().contains("response_format"));
         let attempts = r["attempts"].as_array().unwrap();
         assert_eq!(attempts.len(), 2, "{r:#}");
@@ -151,7 +156,11 @@ async fn judges_ask_in_the_policys_schema_and_fall_back_to_json_object_once() {
             .collect();
         let mut sorted = required.clone();
         sorted.sort_unstable();
-        assert_eq!(sorted, ["canon", "safety", "style"], "every dimension required");
+        assert_eq!(
+            sorted,
+            ["canon", "safety", "style"],
+            "every dimension required"
+        );
         let score = &scores["properties"]["canon"]["properties"]["score"];
         let steps: Vec<f64> = score["enum"]
             .as_array()
@@ -232,7 +241,10 @@ async fn an_answer_off_the_schema_is_repaired_once_then_the_judge_fails_closed()
     assert!(attempts[0]["answer"].as_str().unwrap().contains("11"));
     assert!(attempts[1]["error"].is_null());
     assert_eq!(r["report"]["scores"]["safety"]["score"], 10.0);
-    assert_eq!(record(&report, 0, 1)["attempts"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        record(&report, 0, 1)["attempts"].as_array().unwrap().len(),
+        1
+    );
     let sent = bodies(&server).await;
     assert_eq!(sent.len(), 2);
     let messages = sent[1]["messages"].as_array().unwrap();
@@ -272,7 +284,9 @@ async fn an_answer_off_the_schema_is_repaired_once_then_the_judge_fails_closed()
 
 /// A cache that is a file in the cache folder named `KEY.json`.
 fn entry(dir: &Path, report: &Value, cell: usize, judge: usize) -> PathBuf {
-    let key = record(report, cell, judge)["cache"]["key"].as_str().unwrap();
+    let key = record(report, cell, judge)["cache"]["key"]
+        .as_str()
+        .unwrap();
     dir.join("cache").join(format!("{key}.json"))
 }
 
@@ -323,8 +337,7 @@ async fn the_cache_serves_a_repeat_for_nothing_and_misses_on_any_change() {
             first["cells"][c]["quality"]["scores"]
         );
         assert_eq!(
-            again["cells"][c]["quality"]["blind_id"],
-            first["cells"][c]["quality"]["blind_id"],
+            again["cells"][c]["quality"]["blind_id"], first["cells"][c]["quality"]["blind_id"],
             "blind ids seeded: the same run, the same entries"
         );
     }
@@ -374,7 +387,11 @@ async fn the_cache_serves_a_repeat_for_nothing_and_misses_on_any_change() {
     assert!(note.contains("its answer does not match"), "{note}");
     assert_eq!(bodies(&server).await.len(), calls + 2);
     let (_, healed) = gate(dir.path(), &cache).await;
-    assert_eq!(statuses(&healed), ["hit"; 4], "rewritten entries serve again");
+    assert_eq!(
+        statuses(&healed),
+        ["hit"; 4],
+        "rewritten entries serve again"
+    );
 
     // --no-cache asks again and records no cache use; `cache clear` empties it.
     let (_, uncached) = gate(dir.path(), &["--no-cache"]).await;

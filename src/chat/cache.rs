@@ -113,7 +113,8 @@ impl Cache {
         let (Some(dir), Some(path)) = (&self.dir, self.path(key)) else {
             return Ok(());
         };
-        std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         let entry = json!({
             "format": FORMAT, "key": key, "model": model, "policy_version": version,
             "answer": answer,

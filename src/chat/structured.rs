@@ -220,7 +220,9 @@ async fn asked<T>(
                 });
                 let repairs = log.attempts.iter().filter(|a| a.answer.is_some()).count();
                 if repairs > 1 {
-                    return Err(format!("the answer did not match after a repair retry: {e}"));
+                    return Err(format!(
+                        "the answer did not match after a repair retry: {e}"
+                    ));
                 }
                 // The one repair: the answer sent back with what is wrong with it.
                 messages.push(json!({"role": "assistant", "content": content}));
