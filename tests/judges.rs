@@ -14,8 +14,6 @@ use serde_json::{Value, json};
 use wiremock::matchers::{body_partial_json, method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
-const DIMS: [&str; 3] = ["safety", "canon", "style"];
-
 /// Two `openai` judges on `url` (model `model`), a builtin tiebreak.
 fn policy(dir: &Path, url: &str, model: &str, version: u32) {
     std::fs::write(
@@ -74,7 +72,7 @@ async fn gate(dir: &Path, args: &[&str]) -> (i32, Value) {
     .unwrap()
 }
 
-fn record<'a>(report: &'a Value, cell: usize, judge: usize) -> &'a Value {
+fn record(report: &Value, cell: usize, judge: usize) -> &Value {
     &report["cells"][cell]["quality"]["judges"][judge]
 }
 
@@ -282,7 +280,7 @@ async fn an_answer_off_the_schema_is_repaired_once_then_the_judge_fails_closed()
     assert_eq!(bodies(&bad).await.len(), 4, "two judges, two calls each");
 }
 
-/// A cache that is a file in the cache folder named `KEY.json`.
+/// The file of a judge record's cache entry: `cache/KEY.json`.
 fn entry(dir: &Path, report: &Value, cell: usize, judge: usize) -> PathBuf {
     let key = record(report, cell, judge)["cache"]["key"]
         .as_str()

@@ -34,9 +34,9 @@ pub fn prepare_dir(dir: &Path) -> Result<(), ExpectedError> {
 
 /// The quality gate's account for `quality_budget` — its policy, seed, judge calls and
 /// cost against the budget, and the judgements served from the cache — once the cells it
-/// judged fail closed: when no judge could be
-/// reached at all, nothing was judged, and a `quality_fail` cell becomes `error` (exit
-/// 69). Call it before the report is built from the cells.
+/// judged fail closed: when no judge could be reached at all, nothing was judged, and a
+/// `quality_fail` cell becomes `error` (exit 69). Call it before the report is built
+/// from the cells.
 pub fn quality_budget(
     cells: &mut [CellReport],
     policy: &Policy,
