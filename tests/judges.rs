@@ -364,6 +364,16 @@ async fn the_cache_serves_a_repeat_for_nothing_and_misses_on_any_change() {
     assert_eq!(statuses(&rubric), ["miss"; 4]);
     let calls = bodies(&server).await.len();
     assert_eq!(calls, 6 + 4 * 4);
+    // Another endpoint serving a model of the same name misses.
+    let other = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(answer(good()))
+        .mount(&other)
+        .await;
+    policy(dir.path(), &other.uri(), "m", 1);
+    let (_, endpoint) = gate(dir.path(), &cache).await;
+    assert_eq!(statuses(&endpoint), ["miss"; 4]);
+    assert_eq!(bodies(&other).await.len(), 4);
 
     // A corrupt entry (cut short, or another answer that does not validate) is a named
     // miss: asked again and rewritten; never a crash or a wrong answer.

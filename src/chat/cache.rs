@@ -1,6 +1,6 @@
 //! The judge cache (`--cache DIR`, `--no-cache`, `fibon-verify cache clear`): one file per
-//! model judgement, named by a SHA-256 of the endpoint's model, the full request and the
-//! policy version, holding the validated answer. A file that cannot be read or does not
+//! model judgement, named by a SHA-256 of the endpoint and its model, the full request
+//! and the policy version, holding the validated answer. A file that cannot be read or does not
 //! hold a valid entry is a named miss (asked again and rewritten), never a crash or a
 //! silent wrong answer; every write is a temporary file renamed into place.
 
@@ -68,11 +68,13 @@ impl Cache {
         self.dir.as_deref()
     }
 
-    /// The key of a request: SHA-256 over the model, the request as sent and the policy
-    /// version, in hex. Any change to the prompt, candidate, rubric, schema or model
-    /// changes it.
-    pub fn key(model: &str, request: &Value, version: &str) -> String {
-        let material = json!({"model": model, "request": request, "policy_version": version});
+    /// The key of a request: SHA-256 over the endpoint (its base URL), the model, the
+    /// request as sent and the policy version, in hex. Any change to the prompt,
+    /// candidate, rubric, schema, model or endpoint changes it.
+    pub fn key(endpoint: &str, model: &str, request: &Value, version: &str) -> String {
+        let material = json!({
+            "endpoint": endpoint, "model": model, "request": request, "policy_version": version,
+        });
         let digest = Sha256::digest(material.to_string().as_bytes());
         digest.iter().map(|b| format!("{b:02x}")).collect()
     }
@@ -176,25 +178,26 @@ mod tests {
     #[test]
     fn keys_change_with_model_request_and_version() {
         let r = json!({"messages": [{"role": "user", "content": "x"}]});
-        let k = Cache::key("m", &r, "3");
+        let k = Cache::key("e", "m", &r, "3");
         assert_eq!(k.len(), 64);
-        assert_eq!(k, Cache::key("m", &r, "3"));
-        assert_ne!(k, Cache::key("n", &r, "3"));
-        assert_ne!(k, Cache::key("m", &r, "4"));
-        assert_ne!(k, Cache::key("m", &json!({"messages": []}), "3"));
+        assert_eq!(k, Cache::key("e", "m", &r, "3"));
+        assert_ne!(k, Cache::key("e2", "m", &r, "3"));
+        assert_ne!(k, Cache::key("e", "n", &r, "3"));
+        assert_ne!(k, Cache::key("e", "m", &r, "4"));
+        assert_ne!(k, Cache::key("e", "m", &json!({"messages": []}), "3"));
     }
 
     #[test]
     fn entries_round_trip_and_corruption_is_named() {
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::at(dir.path().join("c"));
-        let key = Cache::key("m", &json!({}), "1");
+        let key = Cache::key("e", "m", &json!({}), "1");
         assert_eq!(cache.get(&key), Lookup::Miss);
         cache.put(&key, "m", "1", &json!({"a": 1})).unwrap();
         assert_eq!(cache.get(&key), Lookup::Hit(json!({"a": 1})));
         std::fs::write(dir.path().join(format!("c/{key}.json")), "{trunc").unwrap();
         assert!(matches!(cache.get(&key), Lookup::Corrupt(w) if w.ends_with("is not JSON")));
-        let other = Cache::key("m", &json!({}), "2");
+        let other = Cache::key("e", "m", &json!({}), "2");
         std::fs::copy(
             dir.path().join(format!("c/{key}.json")),
             dir.path().join(format!("c/{other}.json")),
@@ -214,7 +217,7 @@ mod tests {
     fn clear_removes_only_the_caches_files() {
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::at(dir.path());
-        let key = Cache::key("m", &json!({}), "1");
+        let key = Cache::key("e", "m", &json!({}), "1");
         cache.put(&key, "m", "1", &json!({})).unwrap();
         std::fs::write(dir.path().join(format!(".{key}.1.2.tmp")), "").unwrap();
         std::fs::write(dir.path().join("notes.json"), "{}").unwrap();

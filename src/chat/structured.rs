@@ -114,7 +114,12 @@ pub async fn ask<T>(
     charge: &mut (dyn FnMut() -> Result<(), String> + Send),
 ) -> (Result<T, String>, AskLog) {
     let mut log = AskLog::default();
-    let key = Cache::key(ask.model, &body(&ask, &ask.messages, true), ask.version);
+    let key = Cache::key(
+        ask.base_url.as_str(),
+        ask.model,
+        &body(&ask, &ask.messages, true),
+        ask.version,
+    );
     let mut status = "miss";
     let mut note = None;
     match ask.cache.get(&key) {
