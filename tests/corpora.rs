@@ -19,15 +19,19 @@ const FLOOR: f64 = 0.95;
 const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-1", "added_fact", 0.92),
     ("fresh-2", "added_fact", 0.94),
-    ("fresh-3", "refusal", 0.87),
+    ("fresh-3", "refusal", 0.88),
     ("fresh-3", "added_fact", 0.87),
-    ("fresh-3", "silent_degradation_precision", 0.88),
+    ("fresh-3", "silent_degradation_precision", 0.90),
     ("fresh-4", "refusal", 0.85),
-    ("fresh-4", "silent_degradation_precision", 0.87),
-    ("fresh-5", "refusal", 0.75),
+    ("fresh-4", "silent_degradation_precision", 0.88),
+    ("fresh-5", "refusal", 0.85),
     ("fresh-5", "grounded", 0.94),
-    ("fresh-5", "added_fact", 0.87),
-    ("fresh-5", "silent_degradation_precision", 0.80),
+    ("fresh-5", "added_fact", 0.88),
+    ("fresh-5", "silent_degradation_precision", 0.87),
+    ("fresh-6", "refusal", 0.82),
+    ("fresh-6", "grounded", 0.91),
+    ("fresh-6", "added_fact", 0.91),
+    ("fresh-6", "silent_degradation_precision", 0.84),
 ];
 
 fn floor(corpus: &str, class: &str) -> f64 {
