@@ -14,8 +14,12 @@ use common::{code, fibon, root};
 use fibon_verify::exit_code;
 use serde_json::Value;
 
+/// One model server at a time: two on a 2-core runner starve each other's requests.
+static ONE_MODEL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn a_small_real_model_is_caught_answering_from_memory() {
+    let _one = ONE_MODEL.lock().unwrap_or_else(|e| e.into_inner());
     let server = ModelServer::start();
     // fibon.smollm2.yaml, pointed at this server's port, in a temp dir.
     let dir = tempfile::tempdir().unwrap();
@@ -132,6 +136,7 @@ fn gate_smollm2(dir: &std::path::Path) -> (i32, Value) {
 /// — the model server gone — is served from the cache with no model call.
 #[test]
 fn a_small_real_model_judges_in_the_schema_and_a_rerun_is_served_from_the_cache() {
+    let _one = ONE_MODEL.lock().unwrap_or_else(|e| e.into_inner());
     let server = ModelServer::start();
     let dir = tempfile::tempdir().unwrap();
     let policy =
