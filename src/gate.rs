@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+use crate::chat::cache::Cache;
 use crate::errors::ExpectedError;
 use crate::quality::experiment::{self, ExperimentReport};
 use crate::quality::{self, Ledger, Policy};
@@ -46,13 +47,20 @@ pub fn policy(explicit: Option<&Path>, config: &Path) -> Result<Policy, Expected
 }
 
 /// Judges each candidate of the file at `path` through `policy` (`seed`: the blind ids);
-/// a line that is not a candidate is an `error` cell naming it. Exit 64 when the file
-/// cannot be read, 65 when a candidate id is given twice.
-pub fn candidates(policy: &Policy, path: &Path, seed: u64) -> Result<Report, ExpectedError> {
+/// a line that is not a candidate is an `error` cell naming it; `openai` judgements go
+/// through `cache`. Exit 64 when the file cannot be read or the cache folder cannot be
+/// created, 65 when a candidate id is given twice.
+pub fn candidates(
+    policy: &Policy,
+    path: &Path,
+    seed: u64,
+    cache: Cache,
+) -> Result<Report, ExpectedError> {
     let parsed = quality::candidates::read(path)?;
+    prepare_cache(&cache, Some(policy))?;
     let started_at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let start = Instant::now();
-    let ledger = Ledger::default();
+    let ledger = Ledger::with_cache(cache);
     let runtime = crate::errors::runtime()?;
     let mut cells: Vec<CellReport> = runtime.block_on(async {
         let mut out = Vec::new();
@@ -98,6 +106,18 @@ pub fn candidates(policy: &Policy, path: &Path, seed: u64) -> Result<Report, Exp
     Ok(report)
 }
 
+/// The cache folder created, when a model judge of `policy` will use it: exit 64 when it
+/// cannot be (before anything is judged). A policy without `openai` judges leaves no
+/// folder behind.
+pub fn prepare_cache(cache: &Cache, policy: Option<&Policy>) -> Result<(), ExpectedError> {
+    match cache.dir() {
+        Some(dir) if policy.is_some_and(Policy::asks_models) => {
+            std::fs::create_dir_all(dir).map_err(ExpectedError::unwritable(dir))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// An experiment evaluated and written.
 #[derive(Debug)]
 pub struct Experimented {
@@ -117,6 +137,7 @@ pub fn experiment(
     policy: Option<&Path>,
     seed: u64,
     report_dir: &Path,
+    cache: Cache,
 ) -> Result<Experimented, ExpectedError> {
     let text = crate::source::read_input(path)?;
     let policy = match policy {
@@ -124,7 +145,8 @@ pub fn experiment(
         None => None,
     };
     let exp = experiment::parse(path, text, policy.as_ref())?;
-    let ledger = Ledger::default();
+    prepare_cache(&cache, policy.as_ref())?;
+    let ledger = Ledger::with_cache(cache);
     let runtime = crate::errors::runtime()?;
     let report = runtime
         .block_on(experiment::evaluate(&exp, policy.as_ref(), &ledger, seed))

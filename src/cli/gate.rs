@@ -47,6 +47,9 @@ pub(crate) struct GateArgs {
 
     #[command(flatten)]
     baseline: super::BaselineArgs,
+
+    #[command(flatten)]
+    cache: super::cache::CacheArgs,
 }
 
 pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedError> {
@@ -59,7 +62,7 @@ pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedErro
     let baseline = args.baseline.load()?;
     args.html.check()?;
     let policy = gate::policy(args.policy.as_deref(), &globals.config)?;
-    let report = gate::candidates(&policy, candidates, args.seed)?;
+    let report = gate::candidates(&policy, candidates, args.seed, args.cache.cache())?;
     let outputs = Outputs::new(&args.report_dir, globals.github);
     let outputs = baseline.apply(args.html.apply(outputs, true)?);
     let written = report::write_all(&report, &outputs)?;
@@ -71,7 +74,13 @@ pub(crate) fn run(globals: &Globals, args: GateArgs) -> Result<i32, ExpectedErro
 
 /// `gate --experiment`: Gate A, then Gate B.
 fn experiment(args: &GateArgs, path: &std::path::Path) -> Result<i32, ExpectedError> {
-    let done = gate::experiment(path, args.policy.as_deref(), args.seed, &args.report_dir)?;
+    let done = gate::experiment(
+        path,
+        args.policy.as_deref(),
+        args.seed,
+        &args.report_dir,
+        args.cache.cache(),
+    )?;
     let mut err = super::stderr();
     write!(err, "{}", done.report.summary())?;
     writeln!(err, "report: {}", done.path.display())?;

@@ -3,6 +3,7 @@
 
 mod agent;
 mod audit;
+mod cache;
 mod check;
 mod gate;
 mod gateway;
@@ -65,6 +66,8 @@ enum Command {
     Init(init::InitArgs),
     /// Serve a scenario's tools with faults, standalone, for any MCP client; print the trace.
     Gateway(gateway::GatewayArgs),
+    /// Manage the judge cache (`clear`).
+    Cache(cache::CacheCommand),
     /// Print the JSON Schema of a file kind (for editors and other tools).
     Schema(schema::SchemaArgs),
     /// A reference agent speaking the command protocol, for the shipped examples.
@@ -270,6 +273,7 @@ pub fn main_impl() -> i32 {
         Command::Sample(args) => sample::run(&globals, args),
         Command::Init(args) => init::run(&globals, args),
         Command::Schema(args) => schema::run(args),
+        Command::Cache(args) => cache::run(args),
     };
     match result {
         Ok(code) => code,

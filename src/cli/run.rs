@@ -63,6 +63,9 @@ pub(crate) struct RunArgs {
 
     #[command(flatten)]
     baseline: super::BaselineArgs,
+
+    #[command(flatten)]
+    cache: super::cache::CacheArgs,
 }
 
 pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError> {
@@ -82,6 +85,7 @@ pub(crate) fn run(globals: &Globals, args: RunArgs) -> Result<i32, ExpectedError
         report_dir: args.report_dir,
         allow_drift: args.allow_drift,
         seed: args.seed,
+        cache: args.cache.cache(),
     };
     match matrix::run(&project, &spec, super::interrupted())? {
         Ran::NoCells => {

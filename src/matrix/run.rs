@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{Cell, Filters, RunOptions, Shard};
+use crate::chat::cache::Cache;
 use crate::config::Target;
 use crate::errors::ExpectedError;
 use crate::gateway::{Gateway, GatewayOptions, Upstreams};
@@ -34,6 +35,9 @@ pub struct RunSpec {
     pub allow_drift: bool,
     /// The seed of the quality gate's blind candidate ids.
     pub seed: u64,
+    /// Where model judgements (the quality gate's `openai` judges, the refusal judge) are
+    /// kept between runs; off by default.
+    pub cache: Cache,
 }
 
 /// What a run came to.
@@ -55,7 +59,7 @@ pub enum Ran {
 /// Runs the project's matrix against its target. `cancel` (a signal) stops it: running
 /// agents are killed and the cells that finished are reported, as interrupted. Fails
 /// before any cell without a target (64), on a filter that names nothing (64), a report
-/// folder that cannot be written (64), a lexicon that cannot be used (65), drift from
+/// or cache folder that cannot be written (64), a lexicon that cannot be used (65), drift from
 /// fibon.lock (4) and platform servers that are down (69).
 pub fn run(
     project: &ValidProject,
@@ -75,13 +79,20 @@ pub fn run(
         .unwrap_or_else(|| project.config.report_dir.clone());
     report::prepare_dir(&dir)?;
     let config = &project.config;
+    if let Some(cache_dir) = spec.cache.dir()
+        && (config.refusal_judge.is_some()
+            || project.policy.as_ref().is_some_and(|p| p.asks_models()))
+    {
+        std::fs::create_dir_all(cache_dir).map_err(ExpectedError::unwritable(cache_dir))?;
+    }
     let options = RunOptions {
         lexicon: project.lexicon()?,
         refusal_judge: config.refusal_judge.clone(),
-        quality: project
-            .policy
-            .clone()
-            .map(|p| (p, spec.seed, Arc::new(crate::quality::Ledger::default()))),
+        cache: spec.cache.clone(),
+        quality: project.policy.clone().map(|p| {
+            let ledger = crate::quality::Ledger::with_cache(spec.cache.clone());
+            (p, spec.seed, Arc::new(ledger))
+        }),
         jobs: spec.jobs.unwrap_or(config.matrix.jobs) as usize,
         repeat: spec.repeat.unwrap_or(config.matrix.repeat),
         limits: Limits::default(),

@@ -30,6 +30,9 @@ pub struct RunOptions {
     pub lexicon: std::sync::Arc<crate::checks::refusal::Lexicon>,
     /// The model-based refusal classifier, if configured.
     pub refusal_judge: Option<crate::config::RefusalJudge>,
+    /// Where model judgements are kept (the refusal judge's; the quality gate's ledger
+    /// holds its own).
+    pub cache: crate::chat::cache::Cache,
     /// The quality gate, when a policy is configured: the policy, the seed, and the
     /// ledger of judge calls shared by every cell.
     pub quality: Option<(
@@ -138,13 +141,17 @@ async fn run_cell(
             lexicon: &options.lexicon,
             judged_refusal: None,
         };
+        let mut refusal_log = None;
         if let (Some(judge), Invocation::Responded { response, .. }) =
             (&options.refusal_judge, &invocation)
             && needs_judge(&input)
         {
             let answer = crate::checks::citations::output_text(&response.output);
-            input.judged_refusal =
-                Some(crate::checks::refusal_judge::ask(judge, &scenario.input, &answer).await);
+            let (judged, log) =
+                crate::checks::refusal_judge::ask(judge, &scenario.input, &answer, &options.cache)
+                    .await;
+            input.judged_refusal = Some(judged);
+            refusal_log = Some(log);
         }
         let mut outcome = evaluate(&input);
         let mut quality = None;
@@ -233,7 +240,8 @@ async fn run_cell(
         .with_claims(self_reported, citations)
         .with_stderr(stderr)
         .with_attempts(attempt + 1)
-        .with_quality(quality);
+        .with_quality(quality)
+        .with_refusal_judge(refusal_log);
         let worse = worst.as_ref().is_none_or(|w| report.verdict > w.verdict);
         if worse {
             worst = Some(report);

@@ -38,6 +38,14 @@ pub struct Policy {
 }
 
 impl Policy {
+    /// Whether any of its judges is a model (`openai`), whose judgements are cached.
+    pub fn asks_models(&self) -> bool {
+        self.judges
+            .iter()
+            .chain([&self.tiebreak])
+            .any(|j| matches!(j.kind, JudgeImpl::Openai { .. }))
+    }
+
     /// The variables this policy names as secrets: each `openai` judge's `api_key_env`.
     pub fn secret_names(&self) -> Vec<String> {
         self.judges

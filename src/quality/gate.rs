@@ -12,6 +12,8 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use super::judge::{self, Candidate, Report};
+use crate::chat::cache::Cache;
+use crate::chat::structured::AskLog;
 use crate::policy::raw::DimensionKind;
 use crate::policy::{JudgeSpec, Policy};
 
@@ -60,6 +62,10 @@ pub struct JudgeRecord {
     /// Its report, or why there is none.
     #[serde(flatten)]
     pub outcome: JudgeOutcome,
+    /// How an `openai` judge was asked: the response format (and a fallback), every
+    /// attempt, the cache.
+    #[serde(flatten)]
+    pub log: AskLog,
 }
 
 /// A judge's report or error.
@@ -100,21 +106,45 @@ pub struct QualityResult {
     pub explanation: String,
 }
 
-/// Judge calls made and their cost, shared by every candidate of a run.
+/// Judge calls made and their cost, shared by every candidate of a run, and the cache
+/// its judgements are kept in.
 #[derive(Debug, Default)]
 pub struct Ledger {
-    inner: Mutex<(u32, f64, u32)>,
+    inner: Mutex<Tally>,
+    cache: Cache,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    calls: u32,
+    cost: f64,
+    reached: u32,
+    hits: u32,
 }
 
 impl Ledger {
-    /// Calls made, their cost in USD, and the calls that reached a judge.
+    /// A ledger whose `openai` judgements go through `cache`.
+    pub fn with_cache(cache: Cache) -> Ledger {
+        Ledger {
+            inner: Mutex::default(),
+            cache,
+        }
+    }
+
+    /// Calls made, their cost in USD, and the judgements had (from a judge or the cache).
     pub fn totals(&self) -> (u32, f64, u32) {
-        *self.inner.lock().expect("not poisoned")
+        let t = *self.inner.lock().expect("not poisoned");
+        (t.calls, t.cost, t.reached)
+    }
+
+    /// Judgements served from the cache (no call, no cost).
+    pub fn cache_hits(&self) -> u32 {
+        self.inner.lock().expect("not poisoned").hits
     }
 
     fn take(&self, spec: &JudgeSpec, policy: &Policy) -> Result<(), String> {
         let mut g = self.inner.lock().expect("not poisoned");
-        if g.0 >= policy.budget.max_calls {
+        if g.calls >= policy.budget.max_calls {
             return Err(format!(
                 "the budget's max_calls ({}) is spent",
                 policy.budget.max_calls
@@ -126,13 +156,15 @@ impl Ledger {
                 spec.id, spec.cost_usd, policy.budget.max_usd_per_call
             ));
         }
-        g.0 += 1;
-        g.1 += spec.cost_usd;
+        g.calls += 1;
+        g.cost += spec.cost_usd;
         Ok(())
     }
 
-    fn reached(&self) {
-        self.inner.lock().expect("not poisoned").2 += 1;
+    fn reached(&self, cached: bool) {
+        let mut g = self.inner.lock().expect("not poisoned");
+        g.reached += 1;
+        g.hits += u32::from(cached);
     }
 }
 
@@ -158,19 +190,21 @@ async fn call(
     blind: &str,
     reversed: bool,
 ) -> JudgeRecord {
-    let outcome = match ledger.take(spec, policy) {
+    // Every request a judge is sent is charged, a repair and a fallback too.
+    let mut charge = || ledger.take(spec, policy);
+    let (result, log) =
+        judge::ask(spec, policy, c, blind, reversed, &ledger.cache, &mut charge).await;
+    let outcome = match result {
+        Ok(r) => {
+            ledger.reached(log.cached());
+            JudgeOutcome::Report(r)
+        }
         Err(e) => JudgeOutcome::Error(e),
-        Ok(()) => match judge::ask(spec, policy, c, blind, reversed).await {
-            Ok(r) => {
-                ledger.reached();
-                JudgeOutcome::Report(r)
-            }
-            Err(e) => JudgeOutcome::Error(e),
-        },
     };
     JudgeRecord {
         judge: spec.id.clone(),
         outcome,
+        log,
     }
 }
 

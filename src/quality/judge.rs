@@ -12,6 +12,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+use crate::chat::cache::Cache;
+use crate::chat::structured::{self, Ask, AskLog};
 use crate::policy::{BuiltinJudge, JudgeImpl, JudgeSpec, Policy};
 
 /// What a judge is shown (and the deterministic judges compute from).
@@ -52,14 +54,18 @@ pub struct Report {
 }
 
 /// Asks one judge about one candidate, shown under `blind_id`, with the dimensions in
-/// reverse order when `reversed` (the second blind judge).
+/// reverse order when `reversed` (the second blind judge). `charge` is called before each
+/// request (the budget); an `openai` judge is asked in structured outputs, repaired once,
+/// and served from `cache` when it holds the same request.
 pub(super) async fn ask(
     spec: &JudgeSpec,
     policy: &Policy,
     c: &Candidate,
     blind_id: &str,
     reversed: bool,
-) -> Result<Report, String> {
+    cache: &Cache,
+    charge: &mut (dyn FnMut() -> Result<(), String> + Send),
+) -> (Result<Report, String>, AskLog) {
     let mut dims: Vec<Value> = policy
         .dimensions
         .iter()
@@ -68,26 +74,100 @@ pub(super) async fn ask(
     if reversed {
         dims.reverse();
     }
+    let named = |e: String| format!("judge `{}`: {e}", spec.id);
     let raw = match &spec.kind {
-        JudgeImpl::Builtin(b) => return Ok(builtin(*b, policy, c)),
-        JudgeImpl::Command(argv) => command(argv, spec.timeout, &request(c, blind_id, &dims)).await,
+        JudgeImpl::Builtin(b) => {
+            return (charge().map(|()| builtin(*b, policy, c)), AskLog::default());
+        }
+        JudgeImpl::Command(argv) => match charge() {
+            Err(e) => Err(e),
+            Ok(()) => command(argv, spec.timeout, &request(c, blind_id, &dims)).await,
+        },
         JudgeImpl::Openai {
             base_url,
             model,
             api_key_env,
         } => {
-            openai(
+            let ask = Ask {
                 base_url,
                 model,
-                api_key_env.as_deref(),
-                spec.timeout,
-                &request(c, blind_id, &dims),
-            )
-            .await
+                api_key_env: api_key_env.as_deref(),
+                timeout: spec.timeout,
+                messages: vec![
+                    json!({"role": "system", "content": rubric(policy)}),
+                    json!({"role": "user", "content": request(c, blind_id, &dims).to_string()}),
+                ],
+                name: "fibon_judge",
+                schema: response_schema(policy, &dims),
+                version: &policy.version,
+                cache,
+            };
+            let (result, log) = structured::ask(ask, |v| read(v, policy), charge).await;
+            return (result.map_err(named), log);
         }
-    }
-    .map_err(|e| format!("judge `{}`: {e}", spec.id))?;
-    read(&raw, policy).map_err(|e| format!("judge `{}`: {e}", spec.id))
+    };
+    (
+        raw.and_then(|raw| read(&raw, policy)).map_err(named),
+        AskLog::default(),
+    )
+}
+
+/// The most steps of a scale listed as an `enum` of scores in the response schema; a
+/// finer scale is given as `minimum`/`maximum` (the step is then checked on reading).
+const ENUM_STEPS: f64 = 200.0;
+
+/// The JSON Schema an `openai` judge's answer is constrained to: every dimension a
+/// required property (in the order the judge is shown them), each score one of the
+/// scale's steps, a reason, and the conflict flag — all required, nothing else
+/// (what `strict` structured outputs need, and what llama.cpp turns into a grammar).
+pub(super) fn response_schema(policy: &Policy, dims: &[Value]) -> Value {
+    let s = policy.scale;
+    let steps = ((s.max - s.min) / s.step).round();
+    let score = if steps <= ENUM_STEPS {
+        let values: Vec<Value> = (0..=steps as i64)
+            .map(|i| {
+                let v = s.min + i as f64 * s.step;
+                // Whole scores as integers: `10`, not `10.0`.
+                if v.fract() == 0.0 && v.abs() < 1e15 {
+                    json!(v as i64)
+                } else {
+                    json!(v)
+                }
+            })
+            .collect();
+        json!({"type": "number", "enum": values})
+    } else {
+        json!({"type": "number", "minimum": s.min, "maximum": s.max})
+    };
+    let ids: Vec<&str> = dims.iter().filter_map(|d| d["id"].as_str()).collect();
+    let properties: serde_json::Map<String, Value> = ids
+        .iter()
+        .map(|id| {
+            (
+                (*id).to_string(),
+                json!({
+                    "type": "object",
+                    "properties": {"score": score, "reason": {"type": "string"}},
+                    "required": ["score", "reason"],
+                    "additionalProperties": false,
+                }),
+            )
+        })
+        .collect();
+    json!({
+        "type": "object",
+        "properties": {
+            "scores": {
+                "type": "object",
+                "properties": properties,
+                "required": ids,
+                "additionalProperties": false,
+            },
+            "hard_fact_conflict": {"type": "boolean"},
+        },
+        "required": ["scores", "hard_fact_conflict"],
+        "additionalProperties": false,
+    })
 }
 
 /// The `fibon.judge/v1` request.
@@ -121,7 +201,7 @@ fn schema() -> &'static jsonschema::Validator {
 }
 
 /// Validates a judge's answer: the schema, a score for every dimension, each on the scale.
-fn read(raw: &Value, policy: &Policy) -> Result<Report, String> {
+pub(super) fn read(raw: &Value, policy: &Policy) -> Result<Report, String> {
     if let Some(e) = schema().iter_errors(raw).next() {
         return Err(format!(
             "the answer does not match fibon.judge/v1: {e} at `{}`",
@@ -187,31 +267,16 @@ async fn command(argv: &[String], timeout: Duration, request: &Value) -> Result<
     serde_json::from_slice(&out).map_err(|e| format!("its answer is not JSON: {e}"))
 }
 
-const RUBRIC: &str = "You are a blind judge. Score the candidate on each dimension listed, on the scale given, \
+/// The system prompt of an `openai` judge, with the policy's scale.
+fn rubric(policy: &Policy) -> String {
+    let s = policy.scale;
+    format!(
+        "You are a blind judge. Score the candidate on each dimension listed, from {} to {} in steps of {}, \
 using only the input, the candidate and the context. Reply with JSON only, exactly: \
-{\"scores\": {\"<dimension id>\": {\"score\": <number>, \"reason\": \"<why, citing evidence>\"}}, \"hard_fact_conflict\": <true if the candidate contradicts the given facts or evidence>}.";
-
-async fn openai(
-    base_url: &url::Url,
-    model: &str,
-    api_key_env: Option<&str>,
-    timeout: Duration,
-    request: &Value,
-) -> Result<Value, String> {
-    let client =
-        crate::chat::ChatClient::new(base_url, api_key_env, timeout).map_err(|e| e.to_string())?;
-    let body = json!({
-        "model": model,
-        "temperature": 0,
-        "response_format": {"type": "json_object"},
-        "messages": [
-            {"role": "system", "content": RUBRIC},
-            {"role": "user", "content": request.to_string()},
-        ],
-    });
-    let reply = client.complete(&body).await.map_err(|e| e.to_string())?;
-    let content = crate::chat::content(&reply).ok_or("the reply has no message content")?;
-    serde_json::from_str(content.trim()).map_err(|e| format!("the model's answer is not JSON: {e}"))
+{{\"scores\": {{\"<dimension id>\": {{\"score\": <number>, \"reason\": \"<why, citing evidence>\"}}}}, \
+\"hard_fact_conflict\": <true if the candidate contradicts the given facts or evidence>}}.",
+        s.min, s.max, s.step
+    )
 }
 
 /// The deterministic judges: one share in [0, 1] mapped onto the scale (rounded down to a

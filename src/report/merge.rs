@@ -29,6 +29,7 @@ pub fn merge(reports: Vec<(String, Report)>) -> Result<Report, String> {
     let (mut started, mut duration, mut interrupted) = (None::<String>, 0u64, false);
     let mut shards = Vec::new();
     let (mut calls, mut cost, mut budget) = (0u64, 0f64, None::<Value>);
+    let mut hits = 0u64;
     let mut model = None;
     for (name, r) in reports {
         for c in &r.cells {
@@ -49,6 +50,7 @@ pub fn merge(reports: Vec<(String, Report)>) -> Result<Report, String> {
         if let Some(q) = r.quality_budget {
             calls += q["calls"].as_u64().unwrap_or(0);
             cost += q["cost_usd"].as_f64().unwrap_or(0.0);
+            hits += q["cache_hits"].as_u64().unwrap_or(0);
             budget = Some(q);
         }
         model = model.or(r.intervention.map(|i| i.model));
@@ -65,6 +67,7 @@ pub fn merge(reports: Vec<(String, Report)>) -> Result<Report, String> {
     if let Some(mut b) = budget {
         b["calls"] = json!(calls);
         b["cost_usd"] = json!(cost);
+        b["cache_hits"] = json!(hits);
         out.quality_budget = Some(b);
     }
     // The rates over every shard's cells, not any one shard's.

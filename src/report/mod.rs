@@ -36,9 +36,10 @@ pub fn prepare_dir(dir: &Path) -> Result<(), ExpectedError> {
 }
 
 /// The quality gate's account for `quality_budget` — its policy, seed, judge calls and
-/// cost against the budget — once the cells it judged fail closed: when no judge could be
-/// reached at all, nothing was judged, and a `quality_fail` cell becomes `error` (exit
-/// 69). Call it before the report is built from the cells.
+/// cost against the budget, and the judgements served from the cache — once the cells it
+/// judged fail closed: when no judge could be reached at all, nothing was judged, and a
+/// `quality_fail` cell becomes `error` (exit 69). Call it before the report is built
+/// from the cells.
 pub fn quality_budget(
     cells: &mut [CellReport],
     policy: &Policy,
@@ -58,6 +59,7 @@ pub fn quality_budget(
         "policy": policy.name, "policy_version": policy.version, "seed": seed,
         "calls": calls, "max_calls": policy.budget.max_calls, "cost_usd": cost,
         "reserved_usd": policy.budget.reservation(), "limit_usd": policy.budget.limit_usd,
+        "cache_hits": ledger.cache_hits(),
     })
 }
 

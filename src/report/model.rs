@@ -70,6 +70,10 @@ pub struct CellReport {
     /// The Candidate Quality Result, when the quality gate ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<QualityResult>,
+    /// How the refusal judge was asked, when it was (`checks.refusal_judge`): the response
+    /// format and any fallback, every attempt, the cache.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refusal_judge: Option<crate::chat::structured::AskLog>,
     /// openai targets with `intervene: true`, on a `must_call_tools` violation: where the
     /// model complied on the intervention ladder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -138,6 +142,7 @@ impl CellReport {
             contract_version: None,
             scenario_version: None,
             quality: None,
+            refusal_judge: None,
             intervention: None,
         }
     }
@@ -253,6 +258,15 @@ impl CellReport {
     /// The quality gate's result, when it ran.
     pub fn with_quality(mut self, quality: Option<QualityResult>) -> CellReport {
         self.quality = quality;
+        self
+    }
+
+    /// How the refusal judge was asked, when it was.
+    pub fn with_refusal_judge(
+        mut self,
+        log: Option<crate::chat::structured::AskLog>,
+    ) -> CellReport {
+        self.refusal_judge = log;
         self
     }
 }

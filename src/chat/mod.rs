@@ -1,7 +1,11 @@
 //! OpenAI-compatible chat completions: the one client the `openai` target, the quality
 //! judges and the refusal judge share — bearer key from an environment variable, retries
 //! on 429 (honouring `Retry-After`) and 5xx with exponential backoff, and errors that say
-//! which endpoint failed and how.
+//! which endpoint failed and how; judgements in structured outputs with one repair
+//! (`structured`), and the judge cache (`cache`).
+
+pub mod cache;
+pub mod structured;
 
 use std::time::Duration;
 
