@@ -541,7 +541,7 @@ fn action_runs_the_nightly_sampling_workflow_shards_and_merge() {
     let merged = read(&ran.outputs["report"]);
     let whole = Runner::new(&[
         ("command", "sample"),
-        ("args", &args.split(" --shard").next().unwrap().to_string()),
+        ("args", args.split(" --shard").next().unwrap()),
     ])
     .run();
     let whole = read(&whole.outputs["report"]);

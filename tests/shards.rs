@@ -34,7 +34,7 @@ fn project(dir: &Path, agent: &str) {
 /// Conversation `i` of the `docs` plan: search, then read the page found.
 fn recorded(i: usize) -> String {
     let url = format!("https://docs.example.com/page-{i}");
-    let answer = if i % 7 == 0 {
+    let answer = if i.is_multiple_of(7) {
         format!("answer {i}: the limit is {} requests per minute", i * 10)
     } else {
         format!("answer {i}")

@@ -8,8 +8,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// Whether `path` is a pattern rather than a name.
 pub(super) fn is_pattern(path: &Path) -> bool {
-    path.to_string_lossy()
-        .contains(|c| matches!(c, '*' | '?' | '['))
+    path.to_string_lossy().contains(['*', '?', '['])
 }
 
 /// The regular files and links to them that `pattern` matches, in name order.

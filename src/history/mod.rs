@@ -228,7 +228,7 @@ pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 pub fn stream(path: &Path, mut each: impl FnMut(Item, u64)) -> Result<usize, HistoryError> {
     let mut lines = Lines::open(path)?;
     let mut items = Vec::new();
-    while let Some(read) = lines.next()? {
+    while let Some(read) = lines.next_entry()? {
         let at = match read {
             Entry::Line { no, read, line } => {
                 items_of(no, line, |i| items.push(i));
@@ -263,7 +263,7 @@ pub enum Line<'a> {
     NotUtf8(usize),
 }
 
-/// What [`Lines::next`] read.
+/// What [`Lines::next_entry`] read.
 #[derive(Debug)]
 pub enum Entry<'a> {
     /// A line that is not blank.
@@ -327,7 +327,7 @@ impl Lines {
     }
 
     /// The next line that is not blank (or the whole document), `None` at the end.
-    pub fn next(&mut self) -> Result<Option<Entry<'_>>, HistoryError> {
+    pub fn next_entry(&mut self) -> Result<Option<Entry<'_>>, HistoryError> {
         if let Some((conversations, read)) = self.document.take() {
             return Ok(Some(Entry::Document {
                 conversations,

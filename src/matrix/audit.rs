@@ -243,7 +243,7 @@ fn read_batches(
     for (file, history) in histories.iter().enumerate() {
         let mut lines = history::Lines::open(&history.path)?;
         let mut last = 0u64;
-        while let Some(entry) = lines.next()? {
+        while let Some(entry) = lines.next_entry()? {
             let (no, read, what) = match entry {
                 Entry::Line { no, read, line } => {
                     let what = match line {

@@ -107,7 +107,7 @@ impl Pick {
             let name = (histories.len() > 1).then_some(names[i].as_str());
             let mut lines = history::Lines::open(&h.path)?;
             let mut last = 0;
-            while let Some(entry) = lines.next()? {
+            while let Some(entry) = lines.next_entry()? {
                 let read = match entry {
                     Entry::Line { no, read, line } => {
                         let skip = match line {
