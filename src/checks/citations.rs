@@ -50,65 +50,72 @@ pub fn output_text(output: &serde_json::Value) -> String {
             },
             serde_json::Value::Number(n) => out.push(n.to_string()),
             serde_json::Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
-            serde_json::Value::Object(map) => {
-                for (key, value) in map {
-                    // A key that is a phrase, not a name, is a claim like any value.
-                    if key.trim().contains(char::is_whitespace) {
-                        out.push(key.clone());
-                    }
-                    // Fields about the response itself (`"status": "no_data"`,
-                    // `"confidence": 0`) say nothing of the subject.
-                    let k = key.to_ascii_lowercase();
-                    let about_response = (value.is_string()
-                        && [
-                            "status",
-                            "state",
-                            "code",
-                            "error",
-                            "error_code",
-                            "type",
-                            "kind",
-                            "level",
-                            "severity",
-                        ]
-                        .contains(&k.as_str()))
-                        || (value.is_number()
-                            && [
-                                "confidence",
-                                "score",
-                                "probability",
-                                "rank",
-                                "retry",
-                                "attempt",
-                                "latency",
-                                "elapsed",
-                            ]
-                            .iter()
-                            .any(|m| k.contains(m)));
-                    if !about_response {
-                        walk(value, out);
-                    }
+            serde_json::Value::Object(map) if is_record(map) => {
+                // A flat object is one record wherever it sits (`results[0]`): its values
+                // are read as one sentence, so a number is checked beside its siblings.
+                let mut fields = Vec::new();
+                walk_fields(map, &mut fields);
+                if fields.iter().any(|p| p.contains('\n')) {
+                    out.extend(fields);
+                } else if !fields.is_empty() {
+                    out.push(fields.join("; "));
                 }
             }
+            serde_json::Value::Object(map) => walk_fields(map, out),
             _ => {}
         }
     }
-    // A flat object is one record ("model: …; output_price: …"): its values are read as
-    // one sentence, so a number is checked beside the others it came with.
-    fn flat(v: &serde_json::Value) -> Option<Vec<String>> {
-        let map = v.as_object()?;
-        if map.len() < 2 || map.values().any(|x| x.is_object() || x.is_array()) {
-            return None;
+    fn is_record(map: &serde_json::Map<String, serde_json::Value>) -> bool {
+        map.len() >= 2 && !map.values().any(|x| x.is_object() || x.is_array())
+    }
+    fn walk_fields(map: &serde_json::Map<String, serde_json::Value>, out: &mut Vec<String>) {
+        for (key, value) in map {
+            // A key that is a phrase, not a name, is a claim like any value.
+            if key.trim().contains(char::is_whitespace) {
+                out.push(key.clone());
+            }
+            // Fields about the response itself (`"status": "no_data"`,
+            // `"confidence": 0`) say nothing of the subject, nor do those that echo what
+            // was asked (`"query": "Team plan SSO"`).
+            let k = key.to_ascii_lowercase();
+            let about_response = (value.is_string()
+                && [
+                    "query",
+                    "question",
+                    "request",
+                    "prompt",
+                    "user_question",
+                    "status",
+                    "state",
+                    "code",
+                    "error",
+                    "error_code",
+                    "type",
+                    "kind",
+                    "level",
+                    "severity",
+                ]
+                .contains(&k.as_str()))
+                || (value.is_number()
+                    && [
+                        "confidence",
+                        "score",
+                        "probability",
+                        "rank",
+                        "retry",
+                        "attempt",
+                        "latency",
+                        "elapsed",
+                    ]
+                    .iter()
+                    .any(|m| k.contains(m)));
+            if !about_response {
+                walk(value, out);
+            }
         }
-        let mut out = Vec::new();
-        walk(v, &mut out);
-        (!out.iter().any(|p| p.contains('\n'))).then_some(out)
     }
     let mut parts = Vec::new();
-    match flat(output) {
-        Some(record) => parts.push(record.join("; ")),
-        None => walk(output, &mut parts),
-    }
+    walk(output, &mut parts);
     parts.join("\n")
 }
 

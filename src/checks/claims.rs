@@ -97,6 +97,32 @@ const STOP: &[&str] = &[
     "hmm", "oh", "ah", "um", "btw", "fyi", "note", "tl", "dr", "re",
 ];
 
+/// Chinese words that make a clause a statement rather than a noun phrase: copulas,
+/// comparison, modals, aspect, negation, adverbs of degree, frequency and approximation
+/// (a closed class; content words are open). Folded (Simplified) forms.
+const ZH_PREDICATE: &[&str] = &[
+    "是", "为", "比", "更", "最", "较", "会", "要", "需", "能", "可", "就", "都", "很", "太", "挺",
+    "按", "有", "没", "在", "一般", "通常", "大概", "应该", "多半", "一定", "肯定", "向来", "往往",
+    "只", "才", "已", "了", "过", "着", "得", "约", "左右", "之间", "以上", "以下", "不", "别",
+];
+
+/// Whether a text calls something an example value: the word in lower case (`Example
+/// Cloud` is a name) or its Chinese forms.
+fn names_example(text: &str) -> bool {
+    const ZH: &[&str] = &["示例", "范例", "例子", "样例"];
+    // Split on what ends a word but not on what joins a host (`docs.example.com`).
+    let mut words = text
+        .split(|c: char| !(c.is_alphanumeric() || "./:-_@".contains(c)))
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()));
+    ZH.iter().any(|n| text.contains(n)) || words.any(|w| w == "example" || w == "sample")
+}
+
+/// Common nouns built on a [`ZH_PREDICATE`] character ("版本号和更新亮点" names a topic).
+const ZH_NOMINAL: &[&str] = &[
+    "更新", "最新", "会员", "会议", "要求", "要点", "需求", "比例", "可用", "有效", "在线", "过程",
+    "能力",
+];
+
 /// Characters that make a Chinese bigram a function word rather than a name.
 const ZH_FUNCTION: &str = "的了吗呢吧么嘛啊呀哦是和与跟及或请问几多少哪怎什这那个些";
 
@@ -724,6 +750,23 @@ impl Analysis {
     /// Clauses about the subject.
     pub fn subject_clauses(&self) -> impl Iterator<Item = &Clause> {
         self.clauses.iter().filter(|c| c.role == Role::Subject)
+    }
+
+    /// Whether clause `i` has a predicate: a Chinese clause with no copula, verb of
+    /// comparison, modal or adverb of degree or frequency names a topic
+    /// ("信义店的周末营业时间跟停车规定", "版本号和更新亮点"); it states nothing of it.
+    /// Other scripts are taken to predicate (their topics are caught as questions, labels
+    /// and topic openers).
+    pub fn predicates(&self, i: usize) -> bool {
+        let text = self.clause_text(i);
+        if !text.chars().any(is_han) {
+            return true;
+        }
+        let mut plain = blank_code(text);
+        for noun in ZH_NOMINAL {
+            plain = plain.replace(noun, " ");
+        }
+        ZH_PREDICATE.iter().any(|m| plain.contains(m))
     }
 
     /// The key facts, as the detectors report them.
@@ -1612,11 +1655,50 @@ impl Evidence {
             }
         }
         let in_input = found(&keys, &self.input_norm);
-        let in_process = found(&keys, &self.process_norm);
+        let mut in_process = found(&keys, &self.process_norm);
+        // A call quoted as code (`train_status(train="G102")`) names the process when each
+        // of its names is a tool, an argument or a value the calls carried.
+        for (i, c) in analysis.claims.iter().enumerate() {
+            if !in_process[i]
+                && matches!(c.fact.kind, FactKind::Identifier | FactKind::Quote)
+                && c.fact.text.contains(['(', '=', ' '])
+            {
+                let names: Vec<String> = c
+                    .fact
+                    .text
+                    .split(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '-'))
+                    .filter(|n| n.chars().count() >= 2)
+                    .map(normalize)
+                    .collect();
+                in_process[i] = !names.is_empty()
+                    && !self.process_norm.is_empty()
+                    && names.iter().all(|n| self.process_norm.contains(n.as_str()));
+            }
+        }
         if self.large() {
             self.find_stated(analysis);
         }
         let input_qs: OnceLock<Vec<Quantity>> = OnceLock::new();
+        // Values a clause declares to be examples ("60000 is just an example value",
+        // "上面的 5 和 1000 只是示例值") are examples wherever the answer writes them (the
+        // config snippet or command it gave them in).
+        let declaring: HashSet<usize> = analysis
+            .clauses
+            .iter()
+            .filter(|cl| cl.hypothetical && names_example(&analysis.folded[cl.start..cl.end]))
+            .map(|cl| cl.sentence)
+            .collect();
+        let declared: HashSet<u64> = analysis
+            .claims
+            .iter()
+            .filter(|c| {
+                analysis
+                    .clauses
+                    .get(c.clause)
+                    .is_some_and(|cl| declaring.contains(&cl.sentence))
+            })
+            .filter_map(|c| c.quantity.as_ref().map(|q| q.raw.to_bits()))
+            .collect();
         let periods = std::cell::RefCell::new(HashMap::new());
         // The answer's numbers, gathered once for every number that needs them.
         let named = OnceLock::new();
@@ -1681,8 +1763,9 @@ impl Evidence {
                 }
                 if let Some(q) = &c.quantity {
                     let clause = analysis.clauses.get(c.clause);
-                    if clause.is_some_and(|cl| cl.hypothetical)
-                        && matches!(q.dim, Dim::Plain | Dim::Duration)
+                    if matches!(q.dim, Dim::Plain | Dim::Duration)
+                        && (clause.is_some_and(|cl| cl.hypothetical)
+                            || declared.contains(&q.raw.to_bits()))
                     {
                         return Support::Example;
                     }
@@ -2573,10 +2656,7 @@ mod tests {
     }
 
     fn asserts(answer: &str, input: &str) -> bool {
-        let a = analysis(answer, input);
-        let ev = Evidence::new("", input, "", Vec::new());
-        let judged = ev.judge(&a);
-        a.subject_clauses().next().is_some() || judged.iter().any(Support::is_claim)
+        crate::checks::read_answer(answer, "", input, Vec::new(), &Lexicon::builtin()).asserts()
     }
 
     #[test]
@@ -2590,6 +2670,95 @@ mod tests {
         ] {
             assert!(!asserts(r, q), "{r}");
         }
+    }
+
+    #[test]
+    fn a_topic_named_or_the_question_restated_states_nothing() {
+        let q = "B 栋会议室周五下午有空吗？能订几个小时？";
+        // A topic without a predicate, the question restated, a question word: the
+        // answer names what was asked, it asserts nothing of it.
+        for r in [
+            "B 栋会议室周五下午的空档和预订时长，预订系统这会儿连不上，等恢复了我再帮你看。",
+            "您想了解的是 B 栋会议室周五的预订情况。很抱歉，预订服务目前没有回应。",
+            "预订接口报错了，所以周五下午谁在用 B 栋会议室，我这边看不到。",
+        ] {
+            assert!(!asserts(r, q), "{r}");
+        }
+        // With a predicate it is a statement again, apology or not.
+        for r in [
+            "预订系统连不上，不过 B 栋会议室周五下午一般比较清闲。",
+            "预订接口报错了，但周五下午的会议室通常很好订。",
+        ] {
+            assert!(asserts(r, q), "{r}");
+        }
+    }
+
+    #[test]
+    fn values_the_answer_calls_examples_are_examples_wherever_it_writes_them() {
+        let evidence = "poll_interval_s: seconds between polls. Default: 15.";
+        let q = "How do I change the poll interval?";
+        for answer in [
+            "Set `poll_interval_s` (default 15):\n```\npoll_interval_s: 45\n```\n(45 is only an example value.)",
+            "用 `poll_interval_s` 设置，默认 15。\n```\npoll_interval_s: 45\n```\n（45 只是示例值。）",
+        ] {
+            let judged = Evidence::new(evidence, q, "", Vec::new()).judge(&analysis(answer, q));
+            assert!(
+                judged.iter().all(Support::supported),
+                "{answer}: {judged:?}"
+            );
+        }
+        // Not called an example, the value is a claim of its own.
+        let answer = "Set `poll_interval_s` to 45 (the default).";
+        let judged = Evidence::new(evidence, q, "", Vec::new()).judge(&analysis(answer, q));
+        assert!(!judged.iter().all(Support::supported), "{judged:?}");
+    }
+
+    #[test]
+    fn a_json_field_echoing_the_query_states_nothing() {
+        let q = "Does the Team plan include SSO?";
+        let output = serde_json::json!({
+            "query": "Team plan SSO audit log",
+            "results": [],
+            "answer": "The knowledge-base search returned nothing, so I can't confirm it."
+        });
+        let text = crate::checks::citations::output_text(&output);
+        assert!(!asserts(&text, q), "{text}");
+    }
+
+    #[test]
+    fn a_call_quoted_as_code_names_the_process() {
+        let q = "Is room B free on Friday afternoon?";
+        let process = "book_room\n{\"room\":\"B-204\"}\nupstream server unavailable";
+        let a = analysis(
+            "The call `book_room(room=\"B-204\")` failed: the booking service is down.",
+            q,
+        );
+        let ev = Evidence::new("", q, process, Vec::new());
+        assert!(
+            ev.judge(&a).iter().all(|s| !s.is_claim()),
+            "{:?}",
+            ev.judge(&a)
+        );
+        // A call the agent did not make is a claim of its own.
+        let a = analysis("`book_room(room=\"C-310\")` is the one free on Friday.", q);
+        assert!(ev.judge(&a).iter().any(Support::is_claim));
+    }
+
+    #[test]
+    fn a_record_nested_in_json_is_read_with_its_siblings() {
+        let evidence =
+            "| room | seats | floor |\n|---|---|---|\n| B-204 | 12 | 2 |\n| C-310 | 40 | 3 |";
+        let output = serde_json::json!({
+            "results": [{"room": "B-204", "seats": "40 seats", "floor": "2"}],
+            "answer": "B-204 is on floor 2."
+        });
+        let text = crate::checks::citations::output_text(&output);
+        let q = "How many seats does room B-204 have?";
+        let judged = Evidence::new(evidence, q, "", Vec::new()).judge(&analysis(&text, q));
+        assert!(
+            judged.iter().any(|s| matches!(s, Support::WrongContext(_))),
+            "{text}: {judged:?}"
+        );
     }
 
     #[test]

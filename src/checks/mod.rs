@@ -164,7 +164,24 @@ impl Reading {
     /// Whether the answer asserts anything about the question's subject: a key fact the
     /// input and the calls themselves do not already hold, or a clause about the subject.
     pub fn asserts(&self) -> bool {
-        self.analysis.subject_clauses().next().is_some() || self.asserts_facts()
+        self.stating_clauses().next().is_some() || self.asserts_facts()
+    }
+
+    /// The clauses that state something of the subject: about it, and with a predicate
+    /// or a key fact of their own (a topic named is no statement).
+    pub fn stating_clauses(&self) -> impl Iterator<Item = usize> + '_ {
+        let claimed: std::collections::HashSet<usize> = self
+            .analysis
+            .claims
+            .iter()
+            .zip(&self.support)
+            .filter(|(_, s)| s.is_claim())
+            .map(|(c, _)| c.clause)
+            .collect();
+        (0..self.analysis.clauses.len()).filter(move |&i| {
+            self.analysis.clauses[i].role == claims::Role::Subject
+                && (claimed.contains(&i) || self.analysis.predicates(i))
+        })
     }
 
     /// Whether some clause speaks of the process (the tools, their failure, the agent):
@@ -209,10 +226,8 @@ impl Reading {
             .map(|(f, _)| f.text)
             .collect();
         if !self.evidence.has_tools() {
-            for (i, c) in self.analysis.clauses.iter().enumerate() {
-                if c.role == claims::Role::Subject {
-                    out.push(self.analysis.clause_text(i).trim().to_string());
-                }
+            for i in self.stating_clauses() {
+                out.push(self.analysis.clause_text(i).trim().to_string());
             }
         }
         out
