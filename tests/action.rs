@@ -527,24 +527,24 @@ fn action_runs_the_nightly_sampling_workflow_shards_and_merge() {
     let merge_args = str_of(&merge["with"], "args")
         .unwrap()
         .replace("${{ steps.shards.outputs.reports }}", &reports.join(" "));
-    let ran = Runner::new(&[
+    // Each runner keeps its temporary folder, and the report in it, while it lives.
+    let merger = Runner::new(&[
         ("command", str_of(&merge["with"], "command").unwrap()),
         ("fail", str_of(&merge["with"], "fail").unwrap()),
         ("args", &merge_args),
-    ])
-    .run();
+    ]);
+    let ran = merger.run();
     assert_eq!(ran.codes, [0, 0], "{}", ran.log);
     assert_eq!(ran.outputs["exit_code"], "0", "{}", ran.log);
     let read = |path: &str| -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
     };
     let merged = read(&ran.outputs["report"]);
-    let whole = Runner::new(&[
+    let unsharded = Runner::new(&[
         ("command", "sample"),
         ("args", args.split(" --shard").next().unwrap()),
-    ])
-    .run();
-    let whole = read(&whole.outputs["report"]);
+    ]);
+    let whole = read(&unsharded.run().outputs["report"]);
     assert_eq!(merged["sampling"]["skills"], whole["sampling"]["skills"]);
     let sampled: u64 = merged["sampling"]["skills"]
         .as_object()
