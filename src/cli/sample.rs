@@ -12,9 +12,9 @@ use crate::diag::Format;
 use crate::errors::ExpectedError;
 use crate::exit_code;
 use crate::history::HistoryFile;
-use crate::matrix::Shard;
 use crate::report;
 use crate::sample::{self, SampleSpec};
+use crate::vocab::Shard;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct SampleArgs {

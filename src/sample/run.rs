@@ -16,10 +16,10 @@ use crate::config::Target;
 use crate::errors::ExpectedError;
 use crate::gateway::{Gateway, GatewayOptions, Upstreams};
 use crate::history::{self, Entry, HistoryError, HistoryFile, Item, Peek};
-use crate::matrix::Shard;
 use crate::project::ValidProject;
 use crate::report::{self, CellReport, Report};
 use crate::target::Limits;
+use crate::vocab::Shard;
 
 /// What to sample, besides the history.
 #[derive(Debug, Clone)]
