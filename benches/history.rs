@@ -1,6 +1,6 @@
 //! History throughput on a 1 GB synthetic history: `cargo bench --bench history`.
-//! Selection (`sample --dry-run`) and the audit (`audit`), each the release binary measured
-//! by `common::timed` (wall time, CPU, peak RSS). Prints rows of the README's benchmark
+//! Selection (`sample --dry-run`) and the audit (`audit`, on one thread and on every core),
+//! each the release binary measured by `common::timed` (wall time, CPU, peak RSS). Prints rows of the README's benchmark
 //! table. The history is generated once into `target/bench-history/` and reused.
 
 #[path = "common/mod.rs"]
@@ -94,10 +94,18 @@ fn main() {
         0,
     );
     // Exit 2: a tenth of the conversations state a fact that their evidence does not hold.
+    let one = measure(
+        &dir,
+        &["audit", "--history", "history.jsonl", "--jobs", "1"],
+        2,
+    );
     let audit = measure(&dir, &["audit", "--history", "history.jsonl"], 2);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let every = format!("`audit` (every conversation checked), `--jobs {cores}` (every core)");
     for (row, (name, u)) in [
         ("selection (`sample --dry-run --rate 0.1`)", selection),
-        ("`audit` (every conversation checked)", audit),
+        ("`audit` (every conversation checked), `--jobs 1`", one),
+        (every.as_str(), audit),
     ]
     .into_iter()
     .enumerate()

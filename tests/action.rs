@@ -519,30 +519,71 @@ fn action_gates_on_new_failures_against_a_baseline_and_outputs_the_page() {
 }
 
 #[test]
-fn action_runs_the_nightly_sampling_workflow_step() {
-    // The `sample` step of nightly-sampling.yml, with its own inputs (run number 1).
+fn action_runs_the_nightly_sampling_workflow_shards_and_merge() {
+    // Each `sample` shard of nightly-sampling.yml with its own inputs (run number 1), then
+    // the merge job's step over their reports: the whole sample, as one unsharded run.
     let workflow = yaml(&root().join(".github/workflows/nightly-sampling.yml"));
-    let step = workflow["jobs"]["sample"]["steps"]
+    let action_step = |job: &str| {
+        workflow["jobs"][job]["steps"]
+            .as_sequence()
+            .unwrap()
+            .iter()
+            .find(|s| str_of(s, "uses") == Some("./"))
+            .expect("the step that uses the action")
+            .clone()
+    };
+    let sample = action_step("sample");
+    let with = &sample["with"];
+    let shards: Vec<u64> = workflow["jobs"]["sample"]["strategy"]["matrix"]["shard"]
         .as_sequence()
         .unwrap()
         .iter()
-        .find(|s| str_of(s, "uses") == Some("./"))
-        .expect("the step that uses the action");
-    let with = &step["with"];
+        .map(|k| k.as_u64().unwrap())
+        .collect();
     let args = str_of(with, "args")
         .unwrap()
         .replace("${{ github.run_number }}", "1");
-    let runner = Runner::new(&[
-        ("command", str_of(with, "command").unwrap()),
-        ("fail", str_of(with, "fail").unwrap()),
-        ("args", &args),
+    assert!(
+        args.contains(&format!("/{}", shards.len())),
+        "`--shard K/N` names as many shards as the matrix has: {args}"
+    );
+    let mut reports = Vec::new();
+    let mut runners = Vec::new();
+    for k in &shards {
+        let runner = Runner::new(&[
+            ("command", str_of(with, "command").unwrap()),
+            ("fail", str_of(with, "fail").unwrap()),
+            ("args", &args.replace("${{ matrix.shard }}", &k.to_string())),
+        ]);
+        let ran = runner.run();
+        assert_eq!(ran.codes, [0, 0], "{}", ran.log);
+        reports.push(ran.outputs["report"].clone());
+        runners.push(runner);
+    }
+    let merge = action_step("merge");
+    let merge_args = str_of(&merge["with"], "args")
+        .unwrap()
+        .replace("${{ steps.shards.outputs.reports }}", &reports.join(" "));
+    // Each runner keeps its temporary folder, and the report in it, while it lives.
+    let merger = Runner::new(&[
+        ("command", str_of(&merge["with"], "command").unwrap()),
+        ("fail", str_of(&merge["with"], "fail").unwrap()),
+        ("args", &merge_args),
     ]);
-    let ran = runner.run();
+    let ran = merger.run();
     assert_eq!(ran.codes, [0, 0], "{}", ran.log);
     assert_eq!(ran.outputs["exit_code"], "0", "{}", ran.log);
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&ran.outputs["report"]).unwrap()).unwrap();
-    let sampled: u64 = report["sampling"]["skills"]
+    let read = |path: &str| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    let merged = read(&ran.outputs["report"]);
+    let unsharded = Runner::new(&[
+        ("command", "sample"),
+        ("args", args.split(" --shard").next().unwrap()),
+    ]);
+    let whole = read(&unsharded.run().outputs["report"]);
+    assert_eq!(merged["sampling"]["skills"], whole["sampling"]["skills"]);
+    let sampled: u64 = merged["sampling"]["skills"]
         .as_object()
         .expect("per-skill sampling stats")
         .values()
@@ -550,7 +591,7 @@ fn action_runs_the_nightly_sampling_workflow_step() {
         .sum();
     assert!(
         sampled > 0,
-        "the seeded 10% picks some conversations: {report}"
+        "the seeded 10% picks some conversations: {merged}"
     );
 }
 

@@ -1,7 +1,7 @@
-//! `fibon-verify audit --history FILE`: the compliance audit of production logs — the
+//! `fibon-verify audit --history FILE...`: the compliance audit of production logs — the
 //! contracts' trace checks and detectors over recorded conversations, invoking nothing
-//! ([`matrix::audit`], streamed). The options, the audit, how much was read, and the
-//! summary on stdout with `--format json`.
+//! ([`matrix::audit`], streamed, on every core, one shard of it with `--shard`). The
+//! options, the audit, how much was read, and the summary on stdout with `--format json`.
 
 use std::path::PathBuf;
 
@@ -11,17 +11,28 @@ use super::Globals;
 use crate::diag::Format;
 use crate::errors::ExpectedError;
 use crate::history::HistoryFile;
-use crate::matrix::{self, AuditSpec};
+use crate::matrix::{self, AuditSpec, Shard};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct AuditArgs {
-    /// The recorded conversations: History JSONL, or OTLP JSON (GenAI spans).
-    #[arg(long, value_name = "FILE")]
-    history: PathBuf,
+    /// The recorded conversations: History JSONL, or OTLP JSON (GenAI spans). Repeatable,
+    /// and a quoted pattern (`'logs/*.jsonl'`) stands for the files it matches, in name
+    /// order: read in order, as one history.
+    #[arg(long, value_name = "FILE", required = true)]
+    history: Vec<PathBuf>,
 
     /// Only these skills (repeatable).
     #[arg(long, value_name = "SKILL")]
     skill: Vec<String>,
+
+    /// Threads parsing and checking lines [default: the number of CPUs]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    jobs: Option<u32>,
+
+    /// Check only this runner's share of the conversations: K of N (1-based), by a stable
+    /// hash of the conversation id (as `run --shard`); `merge` joins the N reports.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
 
     /// Where report.json and junit.xml go [default: report.dir]
     #[arg(long, value_name = "DIR")]
@@ -40,7 +51,7 @@ pub(crate) struct AuditArgs {
 
 pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedError> {
     let project = super::valid_project(globals)?;
-    let history = HistoryFile::named(&args.history)?;
+    let histories = HistoryFile::all(&args.history)?;
     let baseline = args.baseline.load()?;
     args.html.check()?;
     let spec = AuditSpec {
@@ -50,12 +61,14 @@ pub(crate) fn run(globals: &Globals, args: AuditArgs) -> Result<i32, ExpectedErr
         html: args.html.html.clone(),
         baseline: baseline.baseline,
         fail_on: baseline.fail_on,
+        jobs: args.jobs.map(|j| j as usize),
+        shard: args.shard,
     };
-    let audited = matrix::audit(&project, &history, &spec)?;
+    let audited = matrix::audit(&project, &histories, &spec)?;
     writeln!(
         super::stderr(),
         "read {:.1} MB in {:.2} s",
-        history.bytes as f64 / 1e6,
+        histories.iter().map(|h| h.bytes).sum::<u64>() as f64 / 1e6,
         audited.duration_ms as f64 / 1000.0
     )?;
     if args.format == Format::Json {

@@ -1,5 +1,6 @@
-//! `fibon-verify merge REPORT...`: shard reports into one report.json, junit.xml and job
-//! summary, with the exit code a single unsharded run would have given.
+//! `fibon-verify merge REPORT...`: shard reports (of `run`, `audit` or `sample`) into one
+//! report.json, junit.xml and job summary, with the exit code a single unsharded command
+//! would have given (a sample's: each Skill's stability over every shard's replays).
 
 use std::path::PathBuf;
 
@@ -10,7 +11,7 @@ use crate::report::{self, Outputs, merge};
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct MergeArgs {
-    /// The shard reports (report.json of each `run --shard K/N`).
+    /// The shard reports (report.json of each `run`, `audit` or `sample` with `--shard K/N`).
     #[arg(value_name = "REPORT", required = true)]
     reports: Vec<PathBuf>,
 
@@ -42,7 +43,9 @@ pub(crate) fn run(globals: &Globals, args: MergeArgs) -> Result<i32, ExpectedErr
         reports.push((name, report));
     }
     let count = reports.len();
-    let merged = merge::merge(reports).map_err(ExpectedError::InvalidShards)?;
+    let mut merged = merge::merge(reports).map_err(ExpectedError::InvalidShards)?;
+    // Shards of `sample`: stability per Skill over the whole sample, not any one shard.
+    let skills = crate::sample::stability::rejudge(&mut merged);
     writeln!(super::stderr(), "merged {count} reports")?;
     // The shard runs annotated their failing cells already: once is enough.
     let outputs = Outputs::new(&args.report_dir, globals.github).without_annotations();
@@ -50,6 +53,10 @@ pub(crate) fn run(globals: &Globals, args: MergeArgs) -> Result<i32, ExpectedErr
     let written = report::write_all(&merged, &outputs)?;
     if args.format == Format::Json {
         written.print_json(&mut super::stdout())?;
+    }
+    let mut err = super::stderr();
+    for skill in &skills {
+        writeln!(err, "{}", skill.line())?;
     }
     Ok(written.exit_code)
 }

@@ -1,4 +1,5 @@
-//! `fibon-verify sample --history FILE`: the nightly reproducibility job. A seeded share of
+//! `fibon-verify sample --history FILE...`: the nightly reproducibility job (one shard of
+//! it with `--shard K/N`). A seeded share of
 //! the recorded conversations is replayed against the target, tools answered from the
 //! recording, and each Skill's decisions compared; exit 6 when a Skill's instability
 //! exceeds `--max-instability`. The options, [`sample::run`], its report written and each
@@ -13,12 +14,15 @@ use crate::exit_code;
 use crate::history::HistoryFile;
 use crate::report;
 use crate::sample::{self, SampleSpec};
+use crate::vocab::Shard;
 
 #[derive(Debug, clap::Args)]
 pub(crate) struct SampleArgs {
-    /// The recorded conversations: History JSONL, or OTLP JSON (GenAI spans).
-    #[arg(long, value_name = "FILE")]
-    history: PathBuf,
+    /// The recorded conversations: History JSONL, or OTLP JSON (GenAI spans). Repeatable,
+    /// and a quoted pattern (`'logs/*.jsonl'`) stands for the files it matches, in name
+    /// order: read in order, as one history.
+    #[arg(long, value_name = "FILE", required = true)]
+    history: Vec<PathBuf>,
 
     /// The share of conversations to replay.
     #[arg(long, value_name = "RATE", default_value_t = 0.1, value_parser = super::share)]
@@ -40,6 +44,11 @@ pub(crate) struct SampleArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     jobs: Option<u32>,
 
+    /// Replay only this runner's share of the selection: K of N (1-based), by a stable hash
+    /// of the conversation id (as `run --shard`); `merge` joins the N reports.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+
     /// Where report.json and junit.xml go [default: report.dir]
     #[arg(long, value_name = "DIR")]
     report_dir: Option<PathBuf>,
@@ -57,9 +66,15 @@ pub(crate) struct SampleArgs {
 }
 
 pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedError> {
-    let history = HistoryFile::named(&args.history)?;
+    let histories = HistoryFile::all(&args.history)?;
     if args.dry_run {
-        sample::print_selection(&history, args.seed, args.rate, &mut super::stdout())?;
+        sample::print_selection(
+            &histories,
+            args.seed,
+            args.rate,
+            args.shard,
+            &mut super::stdout(),
+        )?;
         return Ok(exit_code::SUCCESS);
     }
     let project = super::valid_project(globals)?;
@@ -71,8 +86,9 @@ pub(crate) fn run(globals: &Globals, args: SampleArgs) -> Result<i32, ExpectedEr
         min_similarity: args.min_similarity,
         jobs: args.jobs,
         report_dir: args.report_dir,
+        shard: args.shard,
     };
-    let sampled = sample::run(&project, &history, &spec, super::interrupted())?;
+    let sampled = sample::run(&project, &histories, &spec, super::interrupted())?;
     let outputs = report::Outputs::new(&sampled.dir, globals.github);
     let outputs = args.html.apply(outputs, project.config.report_html)?;
     let written = report::write_all(&sampled.report, &outputs)?;

@@ -2,14 +2,17 @@
 //! per line) and OpenTelemetry GenAI spans exported as OTLP JSON, read into one model —
 //! streamed, one line at a time, so memory stays flat however long the history is.
 
+mod glob;
 mod otlp;
+mod peek;
 
-use std::io::{BufRead, Read};
+use std::io::{BufRead, Read as _};
 use std::path::Path;
 
 use serde_json::Value;
 
 pub use otlp::conversations_from_otlp;
+pub use peek::{Peek, peek};
 
 /// One recorded tool call.
 #[derive(Debug, Clone, PartialEq)]
@@ -169,6 +172,47 @@ impl HistoryFile {
             bytes: crate::source::check_input(path)?,
         })
     }
+
+    /// Every history `--history` names, in the order named: a path, or a pattern (`*`,
+    /// `?` and `[...]` in any component, as logs rotated by hour are named) standing for
+    /// the files it matches in name order. A pattern that matches no file, and a file
+    /// named twice (its conversations would count twice), are refused (64). A name that
+    /// exists is a name, whatever characters it has.
+    pub fn all(
+        named: &[std::path::PathBuf],
+    ) -> Result<Vec<HistoryFile>, crate::errors::ExpectedError> {
+        let mut out: Vec<HistoryFile> = Vec::new();
+        for name in named {
+            let paths = if glob::is_pattern(name) && !name.exists() {
+                let found = glob::expand(name);
+                if found.is_empty() {
+                    return Err(crate::errors::ExpectedError::Unreadable {
+                        path: name.clone(),
+                        reason: "no file matches this pattern".into(),
+                    });
+                }
+                found
+            } else {
+                vec![name.clone()]
+            };
+            for path in paths {
+                let file = HistoryFile::named(&path)?;
+                let same = |a: &Path, b: &Path| {
+                    a == b
+                        || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+                };
+                if out.iter().any(|f| same(&f.path, &file.path)) {
+                    return Err(crate::errors::ExpectedError::Unreadable {
+                        path: file.path,
+                        reason: "it is named twice: its conversations would be counted twice"
+                            .into(),
+                    });
+                }
+                out.push(file);
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// The longest history line read: 16 MiB. A longer line is an [`Item::Bad`], skipped
@@ -181,88 +225,200 @@ pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// UTF-8, is over [`MAX_LINE_BYTES`] or does not parse is an [`Item::Bad`] and the lines
 /// after it are still read; anything but a regular file (a folder, a FIFO that would
 /// block, a device that never ends) is refused before it is opened.
-pub fn stream(path: &Path, each: impl FnMut(Item, u64)) -> Result<usize, HistoryError> {
-    crate::source::regular_file(path).map_err(|reason| HistoryError::NotRegular {
-        path: path.to_path_buf(),
-        reason,
-    })?;
-    read(path, each).map_err(|source| HistoryError::Io {
-        path: path.to_path_buf(),
-        source,
-    })
+pub fn stream(path: &Path, mut each: impl FnMut(Item, u64)) -> Result<usize, HistoryError> {
+    let mut lines = Lines::open(path)?;
+    let mut items = Vec::new();
+    while let Some(read) = lines.next_entry()? {
+        let at = match read {
+            Entry::Line { no, read, line } => {
+                items_of(no, line, |i| items.push(i));
+                read
+            }
+            Entry::Document {
+                conversations,
+                read,
+            } => {
+                items.extend(conversations.into_iter().map(Item::Conversation));
+                read
+            }
+        };
+        // A megabyte-long line leaves no buffer that size behind it while it is checked.
+        lines.release();
+        for item in items.drain(..) {
+            each(item, at);
+        }
+    }
+    Ok(lines.count())
 }
 
-/// [`stream`], once the history is known to be a regular file.
-fn read(path: &Path, mut each: impl FnMut(Item, u64)) -> std::io::Result<usize> {
-    if let Some(doc) = whole_document(path)? {
-        let size = std::fs::metadata(path)?.len();
-        conversations_from_otlp(&doc)
-            .into_iter()
-            .for_each(|c| each(Item::Conversation(c), size));
-        return Ok(1);
-    }
-    let file = std::fs::File::open(path)?;
-    let mut reader = std::io::BufReader::with_capacity(256 * 1024, file);
-    let mut line = Vec::new();
-    let mut line_no = 0usize;
-    let mut bytes = 0u64;
-    loop {
-        let (n, whole) = next_line(&mut reader, &mut line)?;
-        if n == 0 {
-            break;
-        }
-        line_no += 1;
-        bytes += n;
-        let bad = |reason: String| Item::Bad {
-            line: line_no,
+/// One line of a history as read, before it is parsed: its text (UTF-8, trimmed, not
+/// blank), or why it cannot be used.
+#[derive(Debug, Clone, Copy)]
+pub enum Line<'a> {
+    /// Its text.
+    Text(&'a str),
+    /// Longer than [`MAX_LINE_BYTES`]: not read.
+    TooLong,
+    /// Not UTF-8: the offset of the first invalid byte.
+    NotUtf8(usize),
+}
+
+/// What [`Lines::next_entry`] read.
+#[derive(Debug)]
+pub enum Entry<'a> {
+    /// A line that is not blank.
+    Line {
+        /// Its number, from 1.
+        no: usize,
+        /// The bytes of the file read through its end.
+        read: u64,
+        /// The line.
+        line: Line<'a>,
+    },
+    /// A pretty-printed OTLP document, read whole: its conversations.
+    Document {
+        /// Its conversations.
+        conversations: Vec<Conversation>,
+        /// Its size.
+        read: u64,
+    },
+}
+
+/// A history read a line at a time, the lines left unparsed so that a caller can parse
+/// them elsewhere (`audit` parses on every core): [`stream`] is built on it.
+#[derive(Debug)]
+pub struct Lines {
+    path: std::path::PathBuf,
+    document: Option<(Vec<Conversation>, u64)>,
+    reader: Option<std::io::BufReader<std::fs::File>>,
+    buf: Vec<u8>,
+    line_no: usize,
+    bytes: u64,
+}
+
+impl Lines {
+    /// Opens a history; anything but a regular file is refused before it is opened.
+    pub fn open(path: &Path) -> Result<Lines, HistoryError> {
+        crate::source::regular_file(path).map_err(|reason| HistoryError::NotRegular {
+            path: path.to_path_buf(),
             reason,
+        })?;
+        let io = |source| HistoryError::Io {
+            path: path.to_path_buf(),
+            source,
         };
-        if !whole {
-            each(
-                bad(format!(
-                    "longer than {} MiB: not read",
-                    MAX_LINE_BYTES / (1024 * 1024)
-                )),
-                bytes,
-            );
-            continue;
+        let mut lines = Lines {
+            path: path.to_path_buf(),
+            document: None,
+            reader: None,
+            buf: Vec::new(),
+            line_no: 0,
+            bytes: 0,
+        };
+        if let Some(doc) = whole_document(path).map_err(io)? {
+            let size = std::fs::metadata(path).map_err(io)?.len();
+            lines.document = Some((conversations_from_otlp(&doc), size));
+            lines.line_no = 1;
+        } else {
+            let file = std::fs::File::open(path).map_err(io)?;
+            lines.reader = Some(std::io::BufReader::with_capacity(256 * 1024, file));
         }
-        let text = match std::str::from_utf8(&line) {
-            Ok(text) => text.trim(),
-            Err(e) => {
-                each(
-                    bad(format!(
-                        "not UTF-8 text (invalid byte at offset {} of the line)",
-                        e.valid_up_to()
-                    )),
-                    bytes,
-                );
-                continue;
+        Ok(lines)
+    }
+
+    /// The next line that is not blank (or the whole document), `None` at the end.
+    pub fn next_entry(&mut self) -> Result<Option<Entry<'_>>, HistoryError> {
+        if let Some((conversations, read)) = self.document.take() {
+            return Ok(Some(Entry::Document {
+                conversations,
+                read,
+            }));
+        }
+        let Some(reader) = self.reader.as_mut() else {
+            return Ok(None);
+        };
+        let bad = loop {
+            let (n, whole) =
+                next_line(reader, &mut self.buf).map_err(|source| HistoryError::Io {
+                    path: self.path.clone(),
+                    source,
+                })?;
+            if n == 0 {
+                self.reader = None;
+                return Ok(None);
+            }
+            self.line_no += 1;
+            self.bytes += n;
+            if !whole {
+                break Some(Line::TooLong);
+            }
+            match std::str::from_utf8(&self.buf) {
+                Ok(text) if text.trim().is_empty() => continue,
+                Ok(_) => break None,
+                Err(e) => break Some(Line::NotUtf8(e.valid_up_to())),
             }
         };
-        if text.is_empty() {
-            continue;
-        }
-        if text.contains("\"resourceSpans\"") {
-            match serde_json::from_str::<Value>(text) {
-                Ok(v) => conversations_from_otlp(&v)
-                    .into_iter()
-                    .for_each(|c| each(Item::Conversation(c), bytes)),
-                Err(e) => each(bad(format!("not JSON: {e}")), bytes),
-            }
-            continue;
-        }
-        let parsed = Conversation::parse(text);
-        // A megabyte-long line leaves no buffer that size behind it while it is checked.
-        if line.capacity() > 1024 * 1024 {
-            line = Vec::new();
-        }
-        match parsed {
-            Ok(c) => each(Item::Conversation(c), bytes),
-            Err(reason) => each(bad(reason), bytes),
+        let line = match bad {
+            Some(line) => line,
+            // Checked in the loop: UTF-8 (borrowed again here, past it).
+            None => Line::Text(std::str::from_utf8(&self.buf).unwrap_or_default().trim()),
+        };
+        Ok(Some(Entry::Line {
+            no: self.line_no,
+            read: self.bytes,
+            line,
+        }))
+    }
+
+    /// Lets go of the line buffer when the last line was long (a megabyte or more).
+    pub fn release(&mut self) {
+        if self.buf.capacity() > 1024 * 1024 {
+            self.buf = Vec::new();
         }
     }
-    Ok(line_no)
+
+    /// The lines read so far (blank ones too; a whole document counts as one).
+    pub fn count(&self) -> usize {
+        self.line_no
+    }
+}
+
+/// The items of one line read by [`Lines`] (line `no`): a conversation, the conversations
+/// of an OTLP export request, or an [`Item::Bad`] saying why it is not one.
+pub fn items_of(no: usize, line: Line<'_>, mut each: impl FnMut(Item)) {
+    let bad = |reason: String| Item::Bad { line: no, reason };
+    let text = match line {
+        Line::Text(text) => text,
+        Line::TooLong => {
+            return each(bad(format!(
+                "longer than {} MiB: not read",
+                MAX_LINE_BYTES / (1024 * 1024)
+            )));
+        }
+        Line::NotUtf8(at) => {
+            return each(bad(format!(
+                "not UTF-8 text (invalid byte at offset {at} of the line)"
+            )));
+        }
+    };
+    if is_otlp(text) {
+        match serde_json::from_str::<Value>(text) {
+            Ok(v) => conversations_from_otlp(&v)
+                .into_iter()
+                .for_each(|c| each(Item::Conversation(c))),
+            Err(e) => each(bad(format!("not JSON: {e}"))),
+        }
+        return;
+    }
+    match Conversation::parse(text) {
+        Ok(c) => each(Item::Conversation(c)),
+        Err(reason) => each(bad(reason)),
+    }
+}
+
+/// Whether a line is an OTLP export request rather than a History conversation.
+pub fn is_otlp(text: &str) -> bool {
+    memchr::memmem::find(text.as_bytes(), b"\"resourceSpans\"").is_some()
 }
 
 /// Reads the next line into `buf` (without its newline), as bytes: at most

@@ -1,7 +1,10 @@
-//! `fibon-verify merge`: shard reports (`run --shard K/N` on parallel CI jobs) read back as
-//! typed reports and combined into the report a single unsharded run would have written —
-//! cells back in plan order, counts, intervention rates and exit code recomputed. Its
-//! JUnit and job summary are then written by the same sinks as every other report's.
+//! `fibon-verify merge`: shard reports (`run`, `audit` or `sample --shard K/N` on parallel
+//! CI jobs) read back as typed reports and combined into the report a single unsharded
+//! command would have written — cells back in plan (or history) order, counts,
+//! intervention rates and exit code recomputed. A sample's stability per Skill is
+//! recomputed over the merged cells by the caller (`sample::stability::rejudge`), the
+//! layer that knows it. Its JUnit and job summary are then written by the same sinks as
+//! every other report's.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -24,6 +27,7 @@ pub fn read(name: &str, text: &str) -> Result<Report, String> {
 /// that silently covers part of the matrix would be a quiet pass.
 pub fn merge(reports: Vec<(String, Report)>) -> Result<Report, String> {
     check_shard_set(&reports)?;
+    let sampling = check_samplings(&reports)?;
     let mut cells = Vec::new();
     let mut seen: BTreeMap<String, String> = BTreeMap::new();
     let (mut started, mut duration, mut interrupted) = (None::<String>, 0u64, false);
@@ -64,6 +68,7 @@ pub fn merge(reports: Vec<(String, Report)>) -> Result<Report, String> {
         interrupted,
     );
     out.merged_from = Some(shards);
+    out.sampling = sampling;
     if let Some(mut b) = budget {
         b["calls"] = json!(calls);
         b["cost_usd"] = json!(cost);
@@ -109,6 +114,54 @@ fn check_report(name: &str, r: &Value) -> Result<(), String> {
     Ok(())
 }
 
+/// What the shards of a sample share (`sampling` but its per-Skill results, which are
+/// the merge's to recompute): the same histories, selection and limits in every shard —
+/// shards of different samples, or of a history that grew between them, are refused. No
+/// report has `sampling` when none is a sample.
+fn check_samplings(reports: &[(String, Report)]) -> Result<Option<Value>, String> {
+    const SHARED: [&str; 6] = [
+        "history",
+        "lines",
+        "rate",
+        "seed",
+        "max_instability",
+        "min_similarity",
+    ];
+    let Some((first_name, first)) = reports.first() else {
+        return Ok(None);
+    };
+    for (name, r) in &reports[1..] {
+        match (&first.sampling, &r.sampling) {
+            (None, None) => {}
+            (Some(f), Some(s)) => {
+                if let Some(key) = SHARED.iter().find(|k| s[**k] != f[**k]) {
+                    return Err(format!(
+                        "{name} and {first_name} are shards of different samples: their `sampling.{key}` differs ({} and {})",
+                        s[*key], f[*key]
+                    ));
+                }
+            }
+            (f, _) => {
+                let (sample, other) = if f.is_some() {
+                    (first_name, name)
+                } else {
+                    (name, first_name)
+                };
+                return Err(format!(
+                    "{sample} is a shard of `sample` and {other} is not: merge the shards of one command"
+                ));
+            }
+        }
+    }
+    Ok(first.sampling.clone().map(|mut shared| {
+        if let Some(m) = shared.as_object_mut() {
+            m.shift_remove("skills");
+            m.shift_remove("unstable_skills");
+        }
+        shared
+    }))
+}
+
 /// Every report is a shard `K/N` of the same N and every K in 1..=N is there exactly once;
 /// or there is a single unsharded report.
 fn check_shard_set(reports: &[(String, Report)]) -> Result<(), String> {
@@ -118,7 +171,7 @@ fn check_shard_set(reports: &[(String, Report)]) -> Result<(), String> {
         let Some(shard) = &r.shard else {
             if reports.len() > 1 {
                 return Err(format!(
-                    "{name} is a whole run, not a shard: merge takes the reports of `run --shard K/N`"
+                    "{name} is a whole run, not a shard: merge takes the reports of `run`, `audit` or `sample` with `--shard K/N`"
                 ));
             }
             return Ok(());

@@ -80,6 +80,14 @@ pub struct CellReport {
     pub intervention: Option<InterventionResult>,
 }
 
+/// The id of [`CellReport::unusable_history_line`]'s cell: `line-N`, or `FILE:line-N`.
+pub fn unusable_history_id(file: Option<&str>, line: usize) -> String {
+    match file {
+        Some(file) => format!("{file}:line-{line}"),
+        None => format!("line-{line}"),
+    }
+}
+
 /// `quadrant` as report.json has always written it: `"Q1"`..`"Q4"`, and `""` for a cell
 /// without one (JUnit class names and shard reports rely on the string).
 mod quadrant_name {
@@ -160,6 +168,23 @@ impl CellReport {
             format!("line-{line}"),
             String::new(),
             Finding::error(check, format!("line {line}: {reason}")),
+        )
+    }
+
+    /// A history line that cannot be used, as [`CellReport::unusable_line`] when the
+    /// command reads one history; when it reads several, `file` is the one the line is in,
+    /// and the id and finding name it (`FILE:line-N`): two files' lines never share an id.
+    pub fn unusable_history_line(file: Option<&str>, line: usize, reason: &str) -> CellReport {
+        let Some(file) = file else {
+            return CellReport::unusable_line(CheckId::HistoryParse, line, reason);
+        };
+        CellReport::not_run(
+            unusable_history_id(Some(file), line),
+            String::new(),
+            Finding::error(
+                CheckId::HistoryParse,
+                format!("{file}, line {line}: {reason}"),
+            ),
         )
     }
 

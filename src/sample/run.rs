@@ -1,5 +1,6 @@
-//! `fibon-verify sample` end to end: the conversations a seed selects from a History,
-//! read on their own thread into a bounded queue (memory stays flat), each replayed
+//! `fibon-verify sample` end to end: the conversations a seed selects from the histories
+//! (this shard's share of them with `--shard K/N`), read on their own thread into a
+//! bounded queue (memory stays flat), each replayed
 //! against the target through the gateway with its recorded tool results as fixtures,
 //! until done or cancelled; then each Skill's stability and the sample's exit code.
 
@@ -14,11 +15,11 @@ use super::stability::{self, SkillStability};
 use crate::config::Target;
 use crate::errors::ExpectedError;
 use crate::gateway::{Gateway, GatewayOptions, Upstreams};
-use crate::history::{HistoryFile, Item};
+use crate::history::{self, Entry, HistoryError, HistoryFile, Item, Peek};
 use crate::project::ValidProject;
 use crate::report::{self, CellReport, Report};
 use crate::target::Limits;
-use crate::vocab::CheckId;
+use crate::vocab::Shard;
 
 /// What to sample, besides the history.
 #[derive(Debug, Clone)]
@@ -35,6 +36,8 @@ pub struct SampleSpec {
     pub jobs: Option<u32>,
     /// Where the report goes [default: `report.dir`].
     pub report_dir: Option<PathBuf>,
+    /// Only this shard's conversations (by a hash of their id, as `run --shard`).
+    pub shard: Option<Shard>,
 }
 
 /// A sample done (or cut short).
@@ -48,23 +51,104 @@ pub struct Sampled {
     pub skills: Vec<SkillStability>,
 }
 
-/// Writes the ids of the conversations the seed selects, a line each (`--dry-run`).
+/// Writes the ids of the conversations the seed selects (this shard's), a line each
+/// (`--dry-run`).
 pub fn print_selection(
-    history: &HistoryFile,
+    histories: &[HistoryFile],
     seed: u64,
     rate: f64,
+    shard: Option<Shard>,
     out: &mut impl Write,
 ) -> Result<(), ExpectedError> {
     let mut result = Ok(());
-    crate::history::stream(&history.path, |item, _| {
+    let pick = Pick { seed, rate, shard };
+    pick.read(histories, |item, _, _| {
         if let Item::Conversation(c) = item
-            && super::selected(seed, &c.id, rate)
             && result.is_ok()
         {
             result = writeln!(out, "{}", c.id);
         }
+        result.is_ok()
     })?;
     result.map_err(ExpectedError::Stream)
+}
+
+/// Which conversations a sample takes: those the seed selects, of this shard; and every
+/// line that is not a conversation, of this shard (an `error` cell: fail closed).
+#[derive(Debug, Clone, Copy)]
+struct Pick {
+    seed: u64,
+    rate: f64,
+    shard: Option<Shard>,
+}
+
+impl Pick {
+    fn takes(&self, id: &str, conversation: bool) -> bool {
+        (!conversation || super::selected(self.seed, id, self.rate))
+            && self.shard.is_none_or(|s| s.takes(id))
+    }
+
+    /// Reads `histories` in order as one, handing `each` the items taken, with the bytes
+    /// read so far and, when there are several histories, the name of the item's (its
+    /// lines' ids name it), until `each` returns false. A line that is surely not taken
+    /// is only peeked at, not parsed. Returns the lines read.
+    fn read(
+        &self,
+        histories: &[HistoryFile],
+        mut each: impl FnMut(Item, u64, Option<&str>) -> bool,
+    ) -> Result<usize, HistoryError> {
+        let (mut count, mut before) = (0, 0u64);
+        let names: Vec<String> = histories
+            .iter()
+            .map(|h| h.path.display().to_string())
+            .collect();
+        let mut items = Vec::new();
+        for (i, h) in histories.iter().enumerate() {
+            let name = (histories.len() > 1).then_some(names[i].as_str());
+            let mut lines = history::Lines::open(&h.path)?;
+            let mut last = 0;
+            while let Some(entry) = lines.next_entry()? {
+                let read = match entry {
+                    Entry::Line { no, read, line } => {
+                        let skip = match line {
+                            history::Line::Text(text) => match history::peek(text) {
+                                Peek::Conversation { id, .. } => !self.takes(&id, true),
+                                _ => false,
+                            },
+                            _ => false,
+                        };
+                        if !skip {
+                            history::items_of(no, line, |item| items.push(item));
+                        }
+                        read
+                    }
+                    Entry::Document {
+                        conversations,
+                        read,
+                    } => {
+                        items.extend(conversations.into_iter().map(Item::Conversation));
+                        read
+                    }
+                };
+                lines.release();
+                last = read;
+                for item in items.drain(..) {
+                    let taken = match &item {
+                        Item::Conversation(c) => self.takes(&c.id, true),
+                        Item::Bad { line, .. } => {
+                            self.takes(&crate::report::unusable_history_id(name, *line), false)
+                        }
+                    };
+                    if taken && !each(item, before + read, name) {
+                        return Ok(count + lines.count());
+                    }
+                }
+            }
+            count += lines.count();
+            before += last.max(h.bytes);
+        }
+        Ok(count)
+    }
 }
 
 /// Replays the selected conversations of `history` against the project's target.
@@ -73,7 +157,7 @@ pub fn print_selection(
 /// `replay` target (64) or a report folder that cannot be written (64).
 pub fn run(
     project: &ValidProject,
-    history: &HistoryFile,
+    histories: &[HistoryFile],
     spec: &SampleSpec,
     cancel: impl Future<Output = ()>,
 ) -> Result<Sampled, ExpectedError> {
@@ -98,7 +182,7 @@ pub fn run(
         std::io::stderr().is_terminal(),
         std::env::var("CI").ok().as_deref(),
     );
-    let bar = report::progress::bar(history.bytes, show);
+    let bar = report::progress::bar(histories.iter().map(|h| h.bytes).sum(), show);
     crate::target::orphans::adopt();
     let runtime = crate::errors::runtime()?;
     let replayed =
@@ -112,26 +196,24 @@ pub fn run(
                 .await
                 .map_err(ExpectedError::listen(addr, false))?;
             // The history is read on its own thread into a bounded queue: memory stays flat.
-            let (tx, rx) = tokio::sync::mpsc::channel::<Item>(jobs * 2);
-            let (path, seed, rate, progress) =
-                (history.path.clone(), spec.seed, spec.rate, bar.clone());
+            let (tx, rx) = tokio::sync::mpsc::channel::<(Item, Option<String>)>(jobs * 2);
+            let pick = Pick {
+                seed: spec.seed,
+                rate: spec.rate,
+                shard: spec.shard,
+            };
+            let (histories, progress) = (histories.to_vec(), bar.clone());
             let reader = tokio::task::spawn_blocking(move || {
-                crate::history::stream(&path, |item, read| {
+                pick.read(&histories, |item, read, file| {
                     progress.set_position(read);
-                    let keep = match &item {
-                        Item::Conversation(c) => super::selected(seed, &c.id, rate),
-                        Item::Bad { .. } => true,
-                    };
-                    if keep {
-                        let _ = tx.blocking_send(item);
-                    }
+                    tx.blocking_send((item, file.map(String::from))).is_ok()
                 })
             });
             let items = futures_util::stream::unfold(rx, |mut rx| async move {
                 rx.recv().await.map(|i| (i, rx))
             });
             let replays = items
-                .map(|item| {
+                .map(|(item, file)| {
                     let gateway = &gateway;
                     async move {
                         match item {
@@ -152,7 +234,7 @@ pub fn run(
                                 .await
                             }
                             Item::Bad { line, reason } => {
-                                CellReport::unusable_line(CheckId::HistoryParse, line, &reason)
+                                CellReport::unusable_history_line(file.as_deref(), line, &reason)
                             }
                         }
                     }
@@ -191,13 +273,13 @@ pub fn run(
         started_at,
         start.elapsed().as_millis() as u64,
         cells,
-        None,
+        spec.shard.map(|s| format!("{}/{}", s.index, s.total)),
         interrupted,
     );
     stability::judge(&mut report, &skills);
     let (per_skill, unstable) = stability::sampling_skills(&skills);
     report.sampling = Some(json!({
-        "history": history.path, "lines": lines, "rate": spec.rate, "seed": spec.seed,
+        "history": history_names(histories), "lines": lines, "rate": spec.rate, "seed": spec.seed,
         "max_instability": spec.max_instability, "min_similarity": spec.min_similarity,
         "skills": per_skill, "unstable_skills": unstable,
     }));
@@ -206,4 +288,12 @@ pub fn run(
         dir,
         skills,
     })
+}
+
+/// `sampling.history`: the history's path, or the list of them when there are several.
+fn history_names(histories: &[HistoryFile]) -> serde_json::Value {
+    match histories {
+        [one] => json!(one.path),
+        several => json!(several.iter().map(|h| &h.path).collect::<Vec<_>>()),
+    }
 }

@@ -105,6 +105,28 @@ pub fn judge(report: &mut Report, skills: &[SkillStability]) {
     };
 }
 
+/// A merged sample (`merge` of `sample --shard K/N` reports): each Skill's stability over
+/// every shard's replays, then `sampling`'s per-Skill results and the exit code, as one
+/// unsharded sample would have them. Returns the Skills (none for a report that is not a
+/// sample, which is left as it is).
+pub fn rejudge(report: &mut Report) -> Vec<SkillStability> {
+    let Some(max) = report
+        .sampling
+        .as_ref()
+        .map(|s| s["max_instability"].as_f64())
+    else {
+        return Vec::new();
+    };
+    let skills = per_skill(&report.cells, max.unwrap_or(0.0));
+    let (per_skill, unstable) = sampling_skills(&skills);
+    if let Some(sampling) = report.sampling.as_mut().and_then(Value::as_object_mut) {
+        sampling.insert("skills".into(), per_skill);
+        sampling.insert("unstable_skills".into(), unstable);
+    }
+    judge(report, &skills);
+    skills
+}
+
 /// `report.sampling`'s `skills` (each Skill's counts, rate, examples and lock) and
 /// `unstable_skills` (the locked ones).
 pub fn sampling_skills(skills: &[SkillStability]) -> (Value, Value) {

@@ -4,8 +4,10 @@
 
 mod fault;
 mod quadrant;
+mod shard;
 mod verdict;
 
 pub use fault::{FaultKind, Semantics, Status};
 pub use quadrant::Quadrant;
+pub use shard::Shard;
 pub use verdict::{Behavior, CheckId, Finding, FindingSeverity, Verdict};
