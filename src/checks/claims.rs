@@ -2615,7 +2615,12 @@ fn found(keys: &[String], haystack: &str) -> Vec<bool> {
     if wanted.is_empty() || haystack.is_empty() {
         return out;
     }
-    let Ok(ac) = AhoCorasick::new(wanted.iter().map(|(_, k)| *k)) else {
+    // A contiguous NFA: built for every answer, so building a DFA (the default for few
+    // keys) costs more than it saves on the short input and process texts.
+    let Ok(ac) = AhoCorasick::builder()
+        .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
+        .build(wanted.iter().map(|(_, k)| *k))
+    else {
         return out;
     };
     for m in ac.find_overlapping_iter(haystack) {
