@@ -170,6 +170,7 @@ pub fn check_conversation(
         tools: IndexMap::new(),
         remove: Vec::new(),
         faults: Vec::new(),
+        approval: Default::default(),
         facts: Vec::new(),
         forbidden: Vec::new(),
         schema_drift: IndexMap::new(),
