@@ -3,6 +3,7 @@
 //! trace, then the verdict. One file per check; the deeper detectors (natural-language
 //! refusals, the citation tracer, comparing Q3/Q4 answers with Q1/Q2) plug in beside them.
 
+pub mod actions;
 mod behavior;
 pub mod citations;
 pub mod claims;
@@ -409,9 +410,13 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
     }
     if injected {
         failure::check_fault(input, behavior, reading.as_ref(), &mut findings);
+        if let Some(reading) = &reading {
+            actions::check(input, reading, &mut findings);
+        }
     } else {
         failure::check_available(input, behavior, &mut findings);
     }
+    risk_graded(input, &mut findings);
     let errors = |check: CheckId| {
         findings
             .iter()
@@ -446,6 +451,23 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
         behavior,
         verdict,
         findings,
+    }
+}
+
+/// At `risk_level: high` or `critical`, a warning is a failure: no answer is better than a
+/// wrong one, so what lower risk only reports fails the cell (docs/contract.md, "Risk
+/// grading").
+fn risk_graded(input: &CellInput<'_>, findings: &mut [Finding]) {
+    let risk = input.contract.risk_level;
+    if !risk.is_high() {
+        return;
+    }
+    for f in findings
+        .iter_mut()
+        .filter(|f| f.severity == FindingSeverity::Warning)
+    {
+        f.severity = FindingSeverity::Error;
+        f.message = format!("{} — a failure at risk_level: {risk}", f.message);
     }
 }
 
