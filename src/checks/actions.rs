@@ -157,9 +157,10 @@ pub fn claims_done(analysis: &Analysis, actions: &[Action]) -> Vec<ActionClaim> 
     out
 }
 
-/// Lowercase words, apostrophes kept ("i've").
+/// Lowercase words, apostrophes kept ("i've"); a name of code is one word (`recorded_at`
+/// names a field, it records nothing).
 fn tokens(text: &str) -> Vec<String> {
-    text.split(|c: char| !(c.is_alphanumeric() || c == '\''))
+    text.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '_'))
         .filter(|w| !w.is_empty())
         .map(str::to_string)
         .collect()
@@ -439,6 +440,7 @@ mod tests {
             "添加日程失败了，请稍后手动添加。",
             "尚未建立行事曆提醒，因為你沒有核准。",
             "The contract added a 60-day notice period in its 2025 amendment.",
+            r#"From earlier conversations: {"facts": [{"recorded_at": "2026-11-12", "text": "the renewal meeting"}]}"#,
             "Nothing was added to your calendar.",
         ] {
             assert!(!claimed(answer), "no claim: {answer}");

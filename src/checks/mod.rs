@@ -289,10 +289,31 @@ pub struct CellOutcome {
     pub findings: Vec<Finding>,
 }
 
+/// Whether the cell's fault reached the system as a failure it must signal. A person
+/// declines a call only when asked: an APPROVAL_DENIED cell whose approval tool was
+/// never called is judged as one with every tool available (the request did not need
+/// the action), as a LATENCY cell is.
+fn injected(input: &CellInput<'_>) -> bool {
+    match input.fault {
+        Some(FaultKind::ApprovalDenied) => {
+            let asked = |t: &String| {
+                input
+                    .trace
+                    .iter()
+                    .any(|e| e.op == "call" && e.tool.as_ref() == Some(t))
+                    || input.truncated.is_some_and(|tr| tr.calls_of(t) > 0)
+            };
+            input.removed.iter().any(asked)
+        }
+        Some(f) => f.is_failure(),
+        None => false,
+    }
+}
+
 /// Whether an answer is ambiguous enough to ask the refusal judge: under a fault, no
 /// failure signal, no refusal the lexicon recognizes, and no key facts asserted.
 pub fn needs_judge(input: &CellInput<'_>) -> bool {
-    let injected = input.fault.is_some_and(FaultKind::is_failure);
+    let injected = injected(input);
     let Invocation::Responded { response, .. } = input.invocation else {
         return false;
     };
@@ -318,7 +339,7 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
             findings,
         };
     }
-    let injected = input.fault.is_some_and(FaultKind::is_failure);
+    let injected = injected(input);
     if let Some(Err(why)) = &input.judged_refusal {
         findings.push(Finding::error(
             CheckId::RefusalJudgeUnavailable,
@@ -408,11 +429,13 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
             output::check(input, response, behavior, &mut findings);
         }
     }
+    // A claim that a faulted action was done is false whether or not its tool was asked;
+    // it is the most specific account of the cell, so it comes first.
+    if let Some(reading) = &reading {
+        actions::check(input, reading, &mut findings);
+    }
     if injected {
         failure::check_fault(input, behavior, reading.as_ref(), &mut findings);
-        if let Some(reading) = &reading {
-            actions::check(input, reading, &mut findings);
-        }
     } else {
         failure::check_available(input, behavior, &mut findings);
     }
