@@ -207,6 +207,7 @@ pub fn check_conversation(
         removed,
     )
     .of_contract(contract.source.display().to_string(), contract.source_line)
+    .at_risk(contract.risk_level)
     .with_output(response.output)
     .with_trace(trace)
     .with_claims(Vec::new(), response.citations)

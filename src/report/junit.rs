@@ -80,11 +80,17 @@ fn testcase(c: &CellReport) -> String {
             ))
         }
     };
-    if status.is_none() && c.stderr.is_empty() {
+    let properties = c.risk_level.map(|r| {
+        format!(
+            "            <properties>\n                <property name=\"risk_level\" value=\"{r}\"/>\n            </properties>\n"
+        )
+    });
+    if status.is_none() && c.stderr.is_empty() && properties.is_none() {
         out.push_str("/>\n");
         return out;
     }
     out.push_str(">\n");
+    out.push_str(properties.as_deref().unwrap_or_default());
     out.push_str(status.as_deref().unwrap_or_default());
     if !c.stderr.is_empty() {
         out.push_str(&format!(

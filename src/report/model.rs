@@ -4,6 +4,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
+pub use crate::contract::RiskLevel;
 use crate::exit_code;
 use crate::gateway::{TraceEvent, Truncated};
 use crate::quality::QualityResult;
@@ -61,6 +62,9 @@ pub struct CellReport {
     pub contract: String,
     /// The line of the skill's name in it.
     pub contract_line: usize,
+    /// The contract's `risk_level` (none for a cell no contract covers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risk_level: Option<RiskLevel>,
     /// The Candidate Quality Result, when the quality gate ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<QualityResult>,
@@ -129,6 +133,7 @@ impl CellReport {
             duration_ms: 0,
             contract: String::new(),
             contract_line: 0,
+            risk_level: None,
             quality: None,
             intervention: None,
         }
@@ -194,7 +199,13 @@ impl CellReport {
         self
     }
 
-    /// The agent's output.
+    /// The risk level of its contract.
+    pub fn at_risk(mut self, risk: RiskLevel) -> CellReport {
+        self.risk_level = Some(risk);
+        self
+    }
+
+    /// With the agent's output.
     pub fn with_output(mut self, output: Value) -> CellReport {
         self.output = output;
         self

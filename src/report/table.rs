@@ -28,6 +28,7 @@ pub fn render(report: &Report, tally: &Tally, width: u16, noun: &str) -> String 
     let mut t = table(width);
     let mut header = vec![
         "skill",
+        "risk",
         "Q1 tools·simple",
         "Q2 tools·complex",
         "Q3 fault·simple",
@@ -43,7 +44,7 @@ pub fn render(report: &Report, tally: &Tally, width: u16, noun: &str) -> String 
         Quadrant::ALL.len()
     };
     for (skill, columns) in &tally.grid {
-        let mut row = vec![skill_name(skill).to_string()];
+        let mut row = vec![skill_name(skill).to_string(), risk_name(tally, skill)];
         for counts in &columns[..shown] {
             row.push(if counts.is_empty() {
                 "—".to_string()
@@ -96,7 +97,7 @@ fn render_candidates(report: &Report, tally: &Tally, width: u16) -> String {
 /// Cells without quadrants (sampled conversations): verdict counts per Skill.
 fn render_by_skill(report: &Report, tally: &Tally, width: u16) -> String {
     let mut t = table(width);
-    t.set_header(vec!["skill", "conversations"]);
+    t.set_header(vec!["skill", "risk", "conversations"]);
     for (skill, columns) in &tally.grid {
         let mut counts: BTreeMap<Verdict, usize> = BTreeMap::new();
         for (v, n) in columns.iter().flatten() {
@@ -104,6 +105,7 @@ fn render_by_skill(report: &Report, tally: &Tally, width: u16) -> String {
         }
         t.add_row(vec![
             skill_name(skill).to_string(),
+            risk_name(tally, skill),
             verdict_counts(&counts, ", "),
         ]);
     }
@@ -138,6 +140,15 @@ fn skill_name(skill: &str) -> &str {
     } else {
         skill
     }
+}
+
+/// A Skill's risk level, `—` for cells no contract covers.
+pub(super) fn risk_name(tally: &Tally, skill: &str) -> String {
+    tally
+        .risks
+        .get(skill)
+        .map_or("—", |r| r.as_str())
+        .to_string()
 }
 
 /// The worst verdicts first.
