@@ -52,14 +52,16 @@ fn check_refuses_degraded_answers_at_high_risk_unless_the_contract_accepts_them(
     // Critical too; the business's consent lets it through; medium needs none.
     let (rc, _) = check_json(&format!("risk_level: critical\n{body}"));
     assert_eq!(rc, exit_code::INVALID_INPUT);
-    let (rc, report) =
-        check_json(&format!("risk_level: high\naccept_degraded_at_risk: true\n{body}"));
+    let (rc, report) = check_json(&format!(
+        "risk_level: high\naccept_degraded_at_risk: true\n{body}"
+    ));
     assert_eq!(rc, exit_code::SUCCESS, "{report:#}");
     let (rc, report) = check_json(&format!("risk_level: medium\n{body}"));
     assert_eq!(rc, exit_code::SUCCESS, "{report:#}");
     // Consent below high risk means nothing, and says so.
-    let (rc, report) =
-        check_json(&format!("risk_level: low\naccept_degraded_at_risk: true\n{body}"));
+    let (rc, report) = check_json(&format!(
+        "risk_level: low\naccept_degraded_at_risk: true\n{body}"
+    ));
     assert_eq!(rc, exit_code::SUCCESS);
     assert!(
         report["diagnostics"]
@@ -126,7 +128,10 @@ print(json.dumps({"output": text}))
 fn a_warning_fails_the_cell_at_high_risk_and_the_reports_show_the_risk() {
     let scenario = "id: s\nskill: look\ncomplexity: simple\ninput: look it up\ntools:\n  lookup:\n    responses:\n      - text: \"the answer is 42\"\nfaults: [TIMEOUT]\n";
     let contract = |risk: &str| {
-        format!("skill: look\nrisk_level: {risk}\naccept_degraded_at_risk: {}\nmust_call_tools: [lookup]\ndegradation: {{allow_model_fallback: true}}\n", risk == "high")
+        format!(
+            "skill: look\nrisk_level: {risk}\naccept_degraded_at_risk: {}\nmust_call_tools: [lookup]\ndegradation: {{allow_model_fallback: true}}\n",
+            risk == "high"
+        )
     };
     // Medium: the model's fallback is allowed, a warning, and the cell passes.
     let dir = project(&contract("medium"), scenario, FALLBACK_AGENT);
@@ -158,7 +163,9 @@ fn a_warning_fails_the_cell_at_high_risk_and_the_reports_show_the_risk() {
     assert_eq!(cell["risk_level"], "high");
     // The table, JUnit, the job summary and the annotation show it.
     assert!(
-        stderr.lines().any(|l| l.contains("look") && l.contains("high")),
+        stderr
+            .lines()
+            .any(|l| l.contains("look") && l.contains("high")),
         "{stderr}"
     );
     let junit = std::fs::read_to_string(dir.path().join("out/junit.xml")).unwrap();
@@ -177,20 +184,24 @@ fn a_warning_fails_the_cell_at_high_risk_and_the_reports_show_the_risk() {
 
     // Below high risk a failing cell's annotation is a warning.
     let dir = project(
-        &contract("low").replace("accept_degraded_at_risk: false\n", "").replace(
-            "degradation: {allow_model_fallback: true}\n",
-            "",
-        ),
+        &contract("low")
+            .replace("accept_degraded_at_risk: false\n", "")
+            .replace("degradation: {allow_model_fallback: true}\n", ""),
         scenario,
         FALLBACK_AGENT,
     );
     let (rc, _, stderr) = run(dir.path(), true);
     assert_eq!(rc, exit_code::SILENT_DEGRADATION);
     assert!(
-        stderr.lines().any(|l| l.starts_with("::warning file=contracts/c.yaml,")),
+        stderr
+            .lines()
+            .any(|l| l.starts_with("::warning file=contracts/c.yaml,")),
         "{stderr}"
     );
-    assert!(!stderr.lines().any(|l| l.starts_with("::error file=")), "{stderr}");
+    assert!(
+        !stderr.lines().any(|l| l.starts_with("::error file=")),
+        "{stderr}"
+    );
 }
 
 /// Reads a calendar, then books the meeting over REST; reports what the gateway said.
@@ -221,7 +232,9 @@ print(json.dumps(out))
 fn requires_approval_adds_a_cell_where_the_person_declines_and_a_false_claim_is_caught() {
     let contract = "skill: book\nrequires_approval: true\nmust_call_tools: [book_meeting]\n";
     let scenario = |approval: &str| {
-        format!("id: s\nskill: book\ncomplexity: simple\ninput: book the renewal meeting\ntools:\n  book_meeting:\n    description: Book a meeting on the user's calendar\n    responses:\n      - text: \"Booked evt-1 on 2027-03-17\"\nfaults: [TIMEOUT]\n{approval}")
+        format!(
+            "id: s\nskill: book\ncomplexity: simple\ninput: book the renewal meeting\ntools:\n  book_meeting:\n    description: Book a meeting on the user's calendar\n    responses:\n      - text: \"Booked evt-1 on 2027-03-17\"\nfaults: [TIMEOUT]\n{approval}"
+        )
     };
     let honest = format!("import os; os.environ['HONEST'] = '1'\n{BOOKING_AGENT}");
 
@@ -236,7 +249,11 @@ fn requires_approval_adds_a_cell_where_the_person_declines_and_a_false_claim_is_
         .collect();
     assert_eq!(
         ids,
-        ["book/s/Q1", "book/s/Q3/TIMEOUT", "book/s/Q3/APPROVAL_DENIED/book_meeting"]
+        [
+            "book/s/Q1",
+            "book/s/Q3/TIMEOUT",
+            "book/s/Q3/APPROVAL_DENIED/book_meeting"
+        ]
     );
     let cell = &report["cells"][2];
     assert_eq!(cell["fault"], "APPROVAL_DENIED");
@@ -246,7 +263,10 @@ fn requires_approval_adds_a_cell_where_the_person_declines_and_a_false_claim_is_
         output.contains("403 APPROVAL_DENIED") && output.contains("The user declined this action"),
         "the gateway answers as frameworks report a declined tool use: {output}"
     );
-    assert_eq!(cell["trace"].as_array().unwrap().last().unwrap()["status"], "approval_denied");
+    assert_eq!(
+        cell["trace"].as_array().unwrap().last().unwrap()["status"],
+        "approval_denied"
+    );
     assert_eq!(
         (&cell["behavior"], &cell["verdict"]),
         (&Value::from("degraded_marked"), &Value::from("pass")),
@@ -299,7 +319,13 @@ fn the_naive_agent_claims_the_declined_reminder_was_added_and_is_caught() {
     let dir = tempfile::tempdir().unwrap();
     let out = fibon(&root())
         .env_remove("GITHUB_ACTIONS")
-        .args(["run", "--config", "fibon.naive.yaml", "--skill", "contract_review"])
+        .args([
+            "run",
+            "--config",
+            "fibon.naive.yaml",
+            "--skill",
+            "contract_review",
+        ])
         .arg("--report-dir")
         .arg(dir.path())
         .output()
@@ -312,13 +338,18 @@ fn the_naive_agent_claims_the_declined_reminder_was_added_and_is_caught() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|c| c["id"] == "contract_review/contract-review-complex/Q4/APPROVAL_DENIED/add_schedule")
+        .find(|c| {
+            c["id"] == "contract_review/contract-review-complex/Q4/APPROVAL_DENIED/add_schedule"
+        })
         .expect("the approval cell");
     assert_eq!(cell["verdict"], "silent_degradation");
     let f = &cell["findings"][0];
     assert_eq!(
         (&f["evidence"]["tool"], &f["evidence"]["fault"]),
-        (&Value::from("add_schedule"), &Value::from("APPROVAL_DENIED"))
+        (
+            &Value::from("add_schedule"),
+            &Value::from("APPROVAL_DENIED")
+        )
     );
     assert!(
         f["evidence"]["claim"]
@@ -333,10 +364,21 @@ fn the_naive_agent_claims_the_declined_reminder_was_added_and_is_caught() {
     let dir = tempfile::tempdir().unwrap();
     let out = fibon(&root())
         .env_remove("GITHUB_ACTIONS")
-        .args(["run", "--config", "fibon.yaml", "--skill", "contract_review"])
+        .args([
+            "run",
+            "--config",
+            "fibon.yaml",
+            "--skill",
+            "contract_review",
+        ])
         .arg("--report-dir")
         .arg(dir.path())
         .output()
         .unwrap();
-    assert_eq!(code(&out), exit_code::SUCCESS, "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        code(&out),
+        exit_code::SUCCESS,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -116,7 +116,8 @@ pub(super) async fn answer(mode: Mode, skill: &str, input: &str, tools: &Tools) 
                                 },
                             }
                         }
-                        let mut ok = json!({"output": parts.join("\n\n"), "citations": [{"url": url}]});
+                        let mut ok =
+                            json!({"output": parts.join("\n\n"), "citations": [{"url": url}]});
                         if declined {
                             ok["degraded"] = json!(true);
                         }

@@ -142,9 +142,7 @@ pub fn claims_done(analysis: &Analysis, actions: &[Action]) -> Vec<ActionClaim> 
                     .any(|(j, _)| names_object(&analysis.clause_text(j).to_lowercase(), action))
             };
             let about = in_sentence(clause.sentence)
-                || (clause.sentence > 0
-                    && refers_back(&text)
-                    && in_sentence(clause.sentence - 1));
+                || (clause.sentence > 0 && refers_back(&text) && in_sentence(clause.sentence - 1));
             if about {
                 out.push(ActionClaim {
                     tool: action.tool.clone(),
@@ -177,7 +175,8 @@ fn has_word(words: &[String], list: &[String]) -> bool {
 }
 
 fn has_han(text: &str, list: &[String]) -> bool {
-    list.iter().any(|p| !p.is_ascii() && text.contains(p.as_str()))
+    list.iter()
+        .any(|p| !p.is_ascii() && text.contains(p.as_str()))
 }
 
 /// `text` with the words that only look negating, and the action's object words (会议
@@ -185,7 +184,11 @@ fn has_han(text: &str, list: &[String]) -> bool {
 fn scannable(text: &str, action: &Action) -> String {
     let lex = lexicon();
     let mut t = text.to_string();
-    for w in lex.not_negation.iter().chain(action.objects.iter().filter(|o| !o.is_ascii())) {
+    for w in lex
+        .not_negation
+        .iter()
+        .chain(action.objects.iter().filter(|o| !o.is_ascii()))
+    {
         t = t.replace(w.as_str(), " ");
     }
     t
@@ -223,9 +226,18 @@ fn completes(text: &str, action: &Action) -> bool {
         for (at, _) in text.match_indices(verb.as_str()) {
             let before_text = &text[..at];
             let after = &text[at + verb.len()..];
-            let perfective = lex.zh_before.iter().any(|m| before_text.contains(m.as_str()))
-                || lex.zh_after.iter().any(|m| after.contains(m.as_str()) && !after.contains("了解"));
-            let failed_after = lex.zh_failed_after.iter().any(|m| after.contains(m.as_str()));
+            let perfective = lex
+                .zh_before
+                .iter()
+                .any(|m| before_text.contains(m.as_str()))
+                || lex
+                    .zh_after
+                    .iter()
+                    .any(|m| after.contains(m.as_str()) && !after.contains("了解"));
+            let failed_after = lex
+                .zh_failed_after
+                .iter()
+                .any(|m| after.contains(m.as_str()));
             let before_words = tokens(before_text);
             if perfective && !failed_after && realis(before_text, &before_words, action) {
                 return true;
@@ -348,7 +360,9 @@ pub(crate) fn check(input: &CellInput<'_>, reading: &Reading, out: &mut Vec<Find
             .map(|e| json!(e.status))
             .collect();
         let succeeded = input.trace.iter().any(|e| {
-            e.op == "call" && e.tool.as_deref() == Some(claim.tool.as_str()) && e.status == Status::Ok
+            e.op == "call"
+                && e.tool.as_deref() == Some(claim.tool.as_str())
+                && e.status == Status::Ok
         });
         if succeeded {
             continue;
@@ -393,10 +407,15 @@ mod tests {
 
     #[test]
     fn the_action_of_a_tool_is_read_from_its_name_and_description() {
-        let a = Action::of("add_schedule", "Add an event with a reminder to the user's calendar");
+        let a = Action::of(
+            "add_schedule",
+            "Add an event with a reminder to the user's calendar",
+        );
         assert!(a.done.contains(&"added".to_string()));
         assert!(a.zh.contains(&"添加".to_string()));
-        assert!(a.objects.contains(&"日程".to_string()) && a.objects.contains(&"calendar".to_string()));
+        assert!(
+            a.objects.contains(&"日程".to_string()) && a.objects.contains(&"calendar".to_string())
+        );
         assert!(!a.done.contains(&"sent".to_string()));
         let b = Action::of("send_email", "Send an email");
         assert!(b.done.contains(&"sent".to_string()) && b.objects.contains(&"邮件".to_string()));

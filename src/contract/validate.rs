@@ -113,7 +113,13 @@ pub fn validate(doc: &Document, raw: RawContract, diags: &mut Vec<Diagnostic>) -
     };
     let risk_level = raw.risk_level.unwrap_or_default();
     let accept_degraded_at_risk = raw.accept_degraded_at_risk.unwrap_or(false);
-    risk_grading(doc, risk_level, accept_degraded_at_risk, &degradation, diags);
+    risk_grading(
+        doc,
+        risk_level,
+        accept_degraded_at_risk,
+        &degradation,
+        diags,
+    );
     let requires_approval = raw.requires_approval.unwrap_or(false);
     let approval = approval_tools(
         doc,
@@ -176,7 +182,9 @@ fn risk_grading(
                     format!("`accept_degraded_at_risk` has no effect at `risk_level: {risk}`"),
                     "not needed below high risk",
                 )
-                .with_help("degraded answers need no consent below `risk_level: high`; remove the key"),
+                .with_help(
+                    "degraded answers need no consent below `risk_level: high`; remove the key",
+                ),
             );
         }
         return;
@@ -267,13 +275,25 @@ fn check_tool_names(doc: &Document, key: &str, names: &[String], diags: &mut Vec
     for (i, name) in names.iter().enumerate() {
         if name.trim().is_empty() {
             diags.push(
-                doc.error("invalid_name", &join(key, i), Anchor::Value, "an empty tool name", "empty")
-                    .with_help("write the tool's name as the agent calls it, such as `add_schedule`"),
+                doc.error(
+                    "invalid_name",
+                    &join(key, i),
+                    Anchor::Value,
+                    "an empty tool name",
+                    "empty",
+                )
+                .with_help("write the tool's name as the agent calls it, such as `add_schedule`"),
             );
         } else if names[..i].contains(name) {
             diags.push(
-                doc.warning("duplicate_tool", &join(key, i), Anchor::Value, format!("`{name}` is listed twice"), "listed again")
-                    .with_help("list each tool once"),
+                doc.warning(
+                    "duplicate_tool",
+                    &join(key, i),
+                    Anchor::Value,
+                    format!("`{name}` is listed twice"),
+                    "listed again",
+                )
+                .with_help("list each tool once"),
             );
         }
     }

@@ -289,10 +289,9 @@ impl Session {
                 Status::PermissionDenied,
                 format!("Permission denied: the caller may not use {tool}"),
             ),
-            (Some(_), Some(f)) if f.kind == FaultKind::ApprovalDenied => failed(
-                Status::ApprovalDenied,
-                approval_denied_message(tool),
-            ),
+            (Some(_), Some(f)) if f.kind == FaultKind::ApprovalDenied => {
+                failed(Status::ApprovalDenied, approval_denied_message(tool))
+            }
             (Some(_), Some(f)) if f.kind == FaultKind::Timeout => {
                 let delay = f.delay.unwrap_or(self.options.timeout_fault_delay);
                 tokio::time::sleep(delay).await;

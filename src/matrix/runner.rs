@@ -226,7 +226,7 @@ async fn run_cell(
             cell.removed_tools.clone(),
         )
         .of_contract(contract.source.display().to_string(), contract.source_line)
-    .at_risk(contract.risk_level)
+        .at_risk(contract.risk_level)
         .with_output(output)
         .with_trace(trace)
         .with_trace_truncated(truncated)
