@@ -75,10 +75,16 @@ pub fn output_text(output: &serde_json::Value) -> String {
                 out.push(key.clone());
             }
             // Fields about the response itself (`"status": "no_data"`,
-            // `"confidence": 0`) say nothing of the subject.
+            // `"confidence": 0`) say nothing of the subject, nor do those that echo what
+            // was asked (`"query": "Team plan SSO"`).
             let k = key.to_ascii_lowercase();
             let about_response = (value.is_string()
                 && [
+                    "query",
+                    "question",
+                    "request",
+                    "prompt",
+                    "user_question",
                     "status",
                     "state",
                     "code",

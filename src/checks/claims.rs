@@ -106,6 +106,17 @@ const ZH_PREDICATE: &[&str] = &[
     "只", "才", "已", "了", "过", "着", "得", "约", "左右", "之间", "以上", "以下", "不", "别",
 ];
 
+/// Whether a text calls something an example value: the word in lower case (`Example
+/// Cloud` is a name) or its Chinese forms.
+fn names_example(text: &str) -> bool {
+    const ZH: &[&str] = &["示例", "范例", "例子", "样例"];
+    // Split on what ends a word but not on what joins a host (`docs.example.com`).
+    let mut words = text
+        .split(|c: char| !(c.is_alphanumeric() || "./:-_@".contains(c)))
+        .map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()));
+    ZH.iter().any(|n| text.contains(n)) || words.any(|w| w == "example" || w == "sample")
+}
+
 /// Common nouns built on a [`ZH_PREDICATE`] character ("版本号和更新亮点" names a topic).
 const ZH_NOMINAL: &[&str] = &[
     "更新", "最新", "会员", "会议", "要求", "要点", "需求", "比例", "可用", "有效", "在线", "过程",
@@ -1668,6 +1679,26 @@ impl Evidence {
             self.find_stated(analysis);
         }
         let input_qs: OnceLock<Vec<Quantity>> = OnceLock::new();
+        // Values a clause declares to be examples ("60000 is just an example value",
+        // "上面的 5 和 1000 只是示例值") are examples wherever the answer writes them (the
+        // config snippet or command it gave them in).
+        let declaring: HashSet<usize> = analysis
+            .clauses
+            .iter()
+            .filter(|cl| cl.hypothetical && names_example(&analysis.folded[cl.start..cl.end]))
+            .map(|cl| cl.sentence)
+            .collect();
+        let declared: HashSet<u64> = analysis
+            .claims
+            .iter()
+            .filter(|c| {
+                analysis
+                    .clauses
+                    .get(c.clause)
+                    .is_some_and(|cl| declaring.contains(&cl.sentence))
+            })
+            .filter_map(|c| c.quantity.as_ref().map(|q| q.raw.to_bits()))
+            .collect();
         let periods = std::cell::RefCell::new(HashMap::new());
         // The answer's numbers, gathered once for every number that needs them.
         let named = OnceLock::new();
@@ -1732,8 +1763,9 @@ impl Evidence {
                 }
                 if let Some(q) = &c.quantity {
                     let clause = analysis.clauses.get(c.clause);
-                    if clause.is_some_and(|cl| cl.hypothetical)
-                        && matches!(q.dim, Dim::Plain | Dim::Duration)
+                    if matches!(q.dim, Dim::Plain | Dim::Duration)
+                        && (clause.is_some_and(|cl| cl.hypothetical)
+                            || declared.contains(&q.raw.to_bits()))
                     {
                         return Support::Example;
                     }
@@ -2659,6 +2691,38 @@ mod tests {
         ] {
             assert!(asserts(r, q), "{r}");
         }
+    }
+
+    #[test]
+    fn values_the_answer_calls_examples_are_examples_wherever_it_writes_them() {
+        let evidence = "poll_interval_s: seconds between polls. Default: 15.";
+        let q = "How do I change the poll interval?";
+        for answer in [
+            "Set `poll_interval_s` (default 15):\n```\npoll_interval_s: 45\n```\n(45 is only an example value.)",
+            "用 `poll_interval_s` 设置，默认 15。\n```\npoll_interval_s: 45\n```\n（45 只是示例值。）",
+        ] {
+            let judged = Evidence::new(evidence, q, "", Vec::new()).judge(&analysis(answer, q));
+            assert!(
+                judged.iter().all(Support::supported),
+                "{answer}: {judged:?}"
+            );
+        }
+        // Not called an example, the value is a claim of its own.
+        let answer = "Set `poll_interval_s` to 45 (the default).";
+        let judged = Evidence::new(evidence, q, "", Vec::new()).judge(&analysis(answer, q));
+        assert!(!judged.iter().all(Support::supported), "{judged:?}");
+    }
+
+    #[test]
+    fn a_json_field_echoing_the_query_states_nothing() {
+        let q = "Does the Team plan include SSO?";
+        let output = serde_json::json!({
+            "query": "Team plan SSO audit log",
+            "results": [],
+            "answer": "The knowledge-base search returned nothing, so I can't confirm it."
+        });
+        let text = crate::checks::citations::output_text(&output);
+        assert!(!asserts(&text, q), "{text}");
     }
 
     #[test]
