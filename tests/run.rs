@@ -85,7 +85,11 @@ fn the_naive_agent_is_caught_degrading_silently() {
     );
     assert_eq!(code, exit_code::SILENT_DEGRADATION);
     for (id, verdict) in verdicts(&report) {
-        let expected = if id.contains("/Q1") || id.contains("/Q2") {
+        // The simple contract review asks for no reminder: add_schedule is never called,
+        // the person never asked, and the cell is judged as one with the tools available.
+        let unasked =
+            id == "contract_review/contract-review-simple/Q3/APPROVAL_DENIED/add_schedule";
+        let expected = if id.contains("/Q1") || id.contains("/Q2") || unasked {
             "pass"
         } else {
             "silent_degradation"

@@ -28,7 +28,6 @@ pub fn render(report: &Report, tally: &Tally, width: u16, noun: &str) -> String 
     let mut t = table(width);
     let mut header = vec![
         "skill",
-        "risk",
         "Q1 tools·simple",
         "Q2 tools·complex",
         "Q3 fault·simple",
@@ -44,7 +43,7 @@ pub fn render(report: &Report, tally: &Tally, width: u16, noun: &str) -> String 
         Quadrant::ALL.len()
     };
     for (skill, columns) in &tally.grid {
-        let mut row = vec![skill_name(skill).to_string(), risk_name(tally, skill)];
+        let mut row = vec![skill_cell(tally, skill)];
         for counts in &columns[..shown] {
             row.push(if counts.is_empty() {
                 "—".to_string()
@@ -97,15 +96,14 @@ fn render_candidates(report: &Report, tally: &Tally, width: u16) -> String {
 /// Cells without quadrants (sampled conversations): verdict counts per Skill.
 fn render_by_skill(report: &Report, tally: &Tally, width: u16) -> String {
     let mut t = table(width);
-    t.set_header(vec!["skill", "risk", "conversations"]);
+    t.set_header(vec!["skill", "conversations"]);
     for (skill, columns) in &tally.grid {
         let mut counts: BTreeMap<Verdict, usize> = BTreeMap::new();
         for (v, n) in columns.iter().flatten() {
             *counts.entry(*v).or_default() += n;
         }
         t.add_row(vec![
-            skill_name(skill).to_string(),
-            risk_name(tally, skill),
+            skill_cell(tally, skill),
             verdict_counts(&counts, ", "),
         ]);
     }
@@ -142,13 +140,13 @@ fn skill_name(skill: &str) -> &str {
     }
 }
 
-/// A Skill's risk level, `—` for cells no contract covers.
-pub(super) fn risk_name(tally: &Tally, skill: &str) -> String {
-    tally
-        .risks
-        .get(skill)
-        .map_or("—", |r| r.as_str())
-        .to_string()
+/// A Skill's name, and under it its contract's risk level (none for cells no contract
+/// covers): on a line of its own, so that long names do not wrap.
+fn skill_cell(tally: &Tally, skill: &str) -> String {
+    match tally.risks.get(skill) {
+        Some(r) => format!("{}\nrisk {r}", skill_name(skill)),
+        None => skill_name(skill).to_string(),
+    }
 }
 
 /// The worst verdicts first.
