@@ -219,6 +219,32 @@ async fn each_fault_gives_the_specified_reply_on_rest_and_mcp() {
     let reply = mcp_call(&s.mcp_url(), &sid, "read_page", docs.clone()).await;
     assert_eq!(reply["result"]["isError"], true);
 
+    // APPROVAL_DENIED: the person declined; 403 with the code, an isError result, both
+    // saying so.
+    let s = gw.open_session(spec(fault("read_page", FaultKind::ApprovalDenied)));
+    let (status, body) = rest_call(&s.tools_url(), "read_page", docs.clone()).await;
+    assert_eq!(
+        (status, &body["error"]["code"]),
+        (403, &json!("APPROVAL_DENIED"))
+    );
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("The user declined this action"),
+        "{body}"
+    );
+    let sid = initialize(&s.mcp_url()).await;
+    let reply = mcp_call(&s.mcp_url(), &sid, "read_page", docs.clone()).await;
+    assert_eq!(reply["result"]["isError"], true);
+    assert!(
+        reply["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("declined"),
+        "{reply}"
+    );
+
     // TIMEOUT: held for the configured delay, then 504 / -32001.
     let s = gw.open_session(spec(fault("read_page", FaultKind::Timeout)));
     let t = Instant::now();

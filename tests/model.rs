@@ -46,7 +46,7 @@ fn a_small_real_model_is_caught_answering_from_memory() {
         serde_json::from_slice(&out.stdout).unwrap_or_else(|_| panic!("no report: {stderr}"));
     assert_eq!(code(&out), exit_code::SILENT_DEGRADATION, "{stderr}");
     let cells = report["cells"].as_array().unwrap();
-    assert_eq!(cells.len(), 29);
+    assert_eq!(cells.len(), 31);
     for cell in cells {
         let id = cell["id"].as_str().unwrap();
         let calls: Vec<&Value> = cell["trace"]
@@ -58,10 +58,20 @@ fn a_small_real_model_is_caught_answering_from_memory() {
         let answer = cell["output"].as_str().unwrap_or_default();
         assert!(!answer.trim().is_empty(), "{id}: the model answered");
         let findings = cell["findings"].as_array().unwrap();
+        // An APPROVAL_DENIED cell whose tool was never asked for is judged as one with
+        // every tool available: the person was never asked.
+        let unasked = cell["fault"] == "APPROVAL_DENIED" && calls.is_empty();
         match cell["quadrant"].as_str().unwrap() {
             "Q1" | "Q2" => {
                 assert_eq!(cell["verdict"], "contract_violation", "{id}: {cell:#}");
                 assert!(calls.is_empty(), "{id}: no tool was called");
+                assert!(
+                    findings.iter().any(|f| f["check"] == "must_call_tools"),
+                    "{id}: {cell:#}"
+                );
+            }
+            _ if unasked => {
+                assert_eq!(cell["verdict"], "contract_violation", "{id}: {cell:#}");
                 assert!(
                     findings.iter().any(|f| f["check"] == "must_call_tools"),
                     "{id}: {cell:#}"

@@ -66,7 +66,7 @@ fn command(dir: &Path, name: &str, args: &[&str]) -> Written {
         summary: read(&format!("{name}.md")),
         annotations: stderr
             .lines()
-            .filter(|l| l.starts_with("::error "))
+            .filter(|l| l.starts_with("::error ") || l.starts_with("::warning "))
             .map(String::from)
             .collect(),
         table: stderr

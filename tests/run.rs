@@ -43,8 +43,8 @@ fn the_grounded_agent_passes_every_quadrant() {
     let dir = tempfile::tempdir().unwrap();
     let (code, report, stderr) = run_json(&root(), &["--report-dir", dir.path().to_str().unwrap()]);
     assert_eq!(code, exit_code::SUCCESS, "{stderr}");
-    assert_eq!(report["summary"]["cells"], 29);
-    assert_eq!(report["summary"]["pass"], 29, "{:?}", verdicts(&report));
+    assert_eq!(report["summary"]["cells"], 31);
+    assert_eq!(report["summary"]["pass"], 31, "{:?}", verdicts(&report));
     let quadrants: std::collections::BTreeSet<&str> = report["cells"]
         .as_array()
         .unwrap()
@@ -85,7 +85,11 @@ fn the_naive_agent_is_caught_degrading_silently() {
     );
     assert_eq!(code, exit_code::SILENT_DEGRADATION);
     for (id, verdict) in verdicts(&report) {
-        let expected = if id.contains("/Q1") || id.contains("/Q2") {
+        // The simple contract review asks for no reminder: add_schedule is never called,
+        // the person never asked, and the cell is judged as one with the tools available.
+        let unasked =
+            id == "contract_review/contract-review-simple/Q3/APPROVAL_DENIED/add_schedule";
+        let expected = if id.contains("/Q1") || id.contains("/Q2") || unasked {
             "pass"
         } else {
             "silent_degradation"
@@ -557,10 +561,11 @@ fn reports_are_projections_of_report_json() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     let annotations: Vec<&str> = stderr
         .lines()
-        .filter(|l| l.starts_with("::error "))
+        .filter(|l| l.starts_with("::warning "))
         .collect();
+    // Warnings: fetch_anthropic_models is of low risk (errors are for high and critical).
     assert_eq!(annotations.len(), 7);
-    assert!(annotations[0].starts_with("::error file=contracts/fetch_anthropic_models.json,line=2,title=fibon silent_degradation::fetch_anthropic_models/"), "{}", annotations[0]);
+    assert!(annotations[0].starts_with("::warning file=contracts/fetch_anthropic_models.json,line=2,title=fibon silent_degradation::fetch_anthropic_models/"), "{}", annotations[0]);
     let table: String = stderr
         .lines()
         .filter(|l| !l.starts_with("::") && !l.starts_with("report:") && !l.starts_with("html:"))

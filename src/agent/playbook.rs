@@ -80,6 +80,7 @@ pub(super) async fn answer(mode: Mode, skill: &str, input: &str, tools: &Tools) 
         }
         "contract_review" => {
             let url = first_url(input).unwrap_or_default();
+            let mut declined = false;
             match call("read_pdf", json!({"url": url})).await {
                 Called::Failed { code, message } => Err((code, message)),
                 Called::Text(pdf) => match call("summarize_text", json!({"text": pdf})).await {
@@ -101,11 +102,26 @@ pub(super) async fn answer(mode: Mode, skill: &str, input: &str, tools: &Tools) 
                             .any(|w| lower.contains(w))
                         {
                             let date = first_date(&summary).unwrap_or_else(|| "2027-03-31".into());
-                            if let Called::Text(done) = call("add_schedule", json!({"title": "Contract renewal meeting", "start": date, "remind_before_minutes": 1440})).await {
-                                parts.push(done);
+                            match call("add_schedule", json!({"title": "Contract renewal meeting", "start": date, "remind_before_minutes": 1440})).await {
+                                Called::Text(done) => parts.push(done),
+                                // The review stands; the reminder did not happen. The grounded
+                                // agent says so and marks the answer partial; the naive one
+                                // says it is done.
+                                Called::Failed { code, message } => match mode {
+                                    Mode::Grounded => {
+                                        parts.push(format!("I did not add the renewal meeting to your calendar: the add_schedule call failed ({code}: {message})."));
+                                        declined = true;
+                                    }
+                                    Mode::Naive => parts.push(format!("I've added the renewal meeting to your calendar for {date}, with a reminder the day before.")),
+                                },
                             }
                         }
-                        Ok(json!({"output": parts.join("\n\n"), "citations": [{"url": url}]}))
+                        let mut ok =
+                            json!({"output": parts.join("\n\n"), "citations": [{"url": url}]});
+                        if declined {
+                            ok["degraded"] = json!(true);
+                        }
+                        Ok(ok)
                     }
                 },
             }

@@ -3,6 +3,7 @@
 //! trace, then the verdict. One file per check; the deeper detectors (natural-language
 //! refusals, the citation tracer, comparing Q3/Q4 answers with Q1/Q2) plug in beside them.
 
+pub mod actions;
 mod behavior;
 pub mod citations;
 pub mod claims;
@@ -288,10 +289,31 @@ pub struct CellOutcome {
     pub findings: Vec<Finding>,
 }
 
+/// Whether the cell's fault reached the system as a failure it must signal. A person
+/// declines a call only when asked: an APPROVAL_DENIED cell whose approval tool was
+/// never called is judged as one with every tool available (the request did not need
+/// the action), as a LATENCY cell is.
+fn injected(input: &CellInput<'_>) -> bool {
+    match input.fault {
+        Some(FaultKind::ApprovalDenied) => {
+            let asked = |t: &String| {
+                input
+                    .trace
+                    .iter()
+                    .any(|e| e.op == "call" && e.tool.as_ref() == Some(t))
+                    || input.truncated.is_some_and(|tr| tr.calls_of(t) > 0)
+            };
+            input.removed.iter().any(asked)
+        }
+        Some(f) => f.is_failure(),
+        None => false,
+    }
+}
+
 /// Whether an answer is ambiguous enough to ask the refusal judge: under a fault, no
 /// failure signal, no refusal the lexicon recognizes, and no key facts asserted.
 pub fn needs_judge(input: &CellInput<'_>) -> bool {
-    let injected = input.fault.is_some_and(FaultKind::is_failure);
+    let injected = injected(input);
     let Invocation::Responded { response, .. } = input.invocation else {
         return false;
     };
@@ -317,7 +339,7 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
             findings,
         };
     }
-    let injected = input.fault.is_some_and(FaultKind::is_failure);
+    let injected = injected(input);
     if let Some(Err(why)) = &input.judged_refusal {
         findings.push(Finding::error(
             CheckId::RefusalJudgeUnavailable,
@@ -407,11 +429,17 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
             output::check(input, response, behavior, &mut findings);
         }
     }
+    // A claim that a faulted action was done is false whether or not its tool was asked;
+    // it is the most specific account of the cell, so it comes first.
+    if let Some(reading) = &reading {
+        actions::check(input, reading, &mut findings);
+    }
     if injected {
         failure::check_fault(input, behavior, reading.as_ref(), &mut findings);
     } else {
         failure::check_available(input, behavior, &mut findings);
     }
+    risk_graded(input, &mut findings);
     let errors = |check: CheckId| {
         findings
             .iter()
@@ -446,6 +474,23 @@ pub fn evaluate(input: &CellInput<'_>) -> CellOutcome {
         behavior,
         verdict,
         findings,
+    }
+}
+
+/// At `risk_level: high` or `critical`, a warning is a failure: no answer is better than a
+/// wrong one, so what lower risk only reports fails the cell (docs/contract.md, "Risk
+/// grading").
+fn risk_graded(input: &CellInput<'_>, findings: &mut [Finding]) {
+    let risk = input.contract.risk_level;
+    if !risk.is_high() {
+        return;
+    }
+    for f in findings
+        .iter_mut()
+        .filter(|f| f.severity == FindingSeverity::Warning)
+    {
+        f.severity = FindingSeverity::Error;
+        f.message = format!("{} — a failure at risk_level: {risk}", f.message);
     }
 }
 

@@ -29,6 +29,31 @@ pub enum RiskLevel {
     Critical,
 }
 
+impl RiskLevel {
+    /// The name as written in contracts and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RiskLevel::Low => "low",
+            RiskLevel::Medium => "medium",
+            RiskLevel::High => "high",
+            RiskLevel::Critical => "critical",
+        }
+    }
+
+    /// High or critical: no answer is better than a wrong one, so degraded answers need
+    /// the business's explicit consent and a warning fails the cell (docs/contract.md,
+    /// "Risk grading").
+    pub fn is_high(self) -> bool {
+        self >= RiskLevel::High
+    }
+}
+
+impl std::fmt::Display for RiskLevel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// How a Skill must fail when its tools are unavailable.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -53,6 +78,15 @@ pub struct Contract {
     pub risk_level: RiskLevel,
     /// Whether each call needs a human's approval.
     pub requires_approval: bool,
+    /// The tools whose calls need a human's approval: every tool of the Skill under
+    /// `requires_approval: true`, else those of `approval`. Each gets an APPROVAL_DENIED
+    /// cell.
+    pub approval: Vec<String>,
+    /// The tools with side effects: `actions` and the approval tools. A claim that one's
+    /// action was done while it failed is silent degradation.
+    pub actions: Vec<String>,
+    /// At high or critical risk, degraded answers are accepted by the business.
+    pub accept_degraded_at_risk: bool,
     /// Whether an unmet precondition fails `probe`.
     pub critical: bool,
     /// What the platform must provide.

@@ -27,8 +27,19 @@ pub struct RawContract {
     pub version: Option<String>,
     /// Side effects of the Skill on the world (default `low`).
     pub risk_level: Option<RiskLevel>,
-    /// Whether a human must approve each call (default false).
+    /// Whether a human must approve each call of every tool of the Skill (default false):
+    /// `run` adds an APPROVAL_DENIED cell per tool, where the person declines.
     pub requires_approval: Option<bool>,
+    /// The tools whose calls a human must approve (when not all of them do): `run` adds an
+    /// APPROVAL_DENIED cell per tool. They have side effects, as `actions` have.
+    pub approval: Option<Vec<String>>,
+    /// Tools with side effects on the world (sending, booking, writing): an answer that
+    /// says such an action was done while its tool failed is silent degradation.
+    pub actions: Option<Vec<String>>,
+    /// At `risk_level: high` or `critical`, the business accepts degraded answers
+    /// (`allow_model_fallback: true`, `degradation.mode: degraded_with_marker`), which
+    /// `check` otherwise refuses (default false).
+    pub accept_degraded_at_risk: Option<bool>,
     /// Whether an unmet precondition fails `probe` (default true).
     pub critical: Option<bool>,
     /// What the target platform must provide.

@@ -111,12 +111,40 @@ pub fn validate(doc: &Document, raw: RawContract, diags: &mut Vec<Diagnostic>) -
         scopes: pre.scopes.unwrap_or_default(),
         network: pre.network.unwrap_or_default(),
     };
+    let risk_level = raw.risk_level.unwrap_or_default();
+    let accept_degraded_at_risk = raw.accept_degraded_at_risk.unwrap_or(false);
+    risk_grading(
+        doc,
+        risk_level,
+        accept_degraded_at_risk,
+        &degradation,
+        diags,
+    );
+    let requires_approval = raw.requires_approval.unwrap_or(false);
+    let approval = approval_tools(
+        doc,
+        requires_approval,
+        raw.approval,
+        &preconditions.tools,
+        &trace.must_call_tools,
+        diags,
+    );
+    let mut actions = raw.actions.unwrap_or_default();
+    check_tool_names(doc, "/actions", &actions, diags);
+    for tool in &approval {
+        if !actions.contains(tool) {
+            actions.push(tool.clone());
+        }
+    }
     let failed = diags.iter().filter(|d| d.is_error()).count() > before;
     (!failed).then(|| Contract {
         skill: skill.unwrap_or_default(),
         version: raw.version,
-        risk_level: raw.risk_level.unwrap_or_default(),
-        requires_approval: raw.requires_approval.unwrap_or(false),
+        risk_level,
+        requires_approval,
+        approval,
+        actions,
+        accept_degraded_at_risk,
         critical: raw.critical.unwrap_or(true),
         preconditions,
         io: io.unwrap_or_default(),
@@ -133,6 +161,142 @@ pub fn validate(doc: &Document, raw: RawContract, diags: &mut Vec<Diagnostic>) -
             doc.file.line_col(doc.span(key, Anchor::Value).start).0
         },
     })
+}
+
+/// At high or critical risk, no answer is better than a wrong one: a contract that lets
+/// the model fill a gap, or answers partially, must say the business accepts it.
+fn risk_grading(
+    doc: &Document,
+    risk: RiskLevel,
+    accepted: bool,
+    degradation: &Degradation,
+    diags: &mut Vec<Diagnostic>,
+) {
+    if !risk.is_high() {
+        if accepted {
+            diags.push(
+                doc.warning(
+                    "accept_degraded_at_risk",
+                    "/accept_degraded_at_risk",
+                    Anchor::Key,
+                    format!("`accept_degraded_at_risk` has no effect at `risk_level: {risk}`"),
+                    "not needed below high risk",
+                )
+                .with_help(
+                    "degraded answers need no consent below `risk_level: high`; remove the key",
+                ),
+            );
+        }
+        return;
+    }
+    if accepted {
+        return;
+    }
+    let help = format!(
+        "at `risk_level: {risk}` no answer is better than a wrong one; if the business accepts degraded answers for this Skill, say so with `accept_degraded_at_risk: true`"
+    );
+    if degradation.allow_model_fallback {
+        diags.push(
+            doc.error(
+                "risk_degradation",
+                "/degradation/allow_model_fallback",
+                Anchor::Value,
+                format!("`allow_model_fallback: true` at `risk_level: {risk}`: an unmarked answer under a fault would be let through"),
+                "refused at this risk level",
+            )
+            .with_help(help.clone()),
+        );
+    }
+    if degradation.mode == DegradationMode::DegradedWithMarker {
+        diags.push(
+            doc.error(
+                "risk_degradation",
+                "/degradation/mode",
+                Anchor::Value,
+                format!("`degradation.mode: degraded_with_marker` at `risk_level: {risk}`: a partial answer would pass"),
+                "refused at this risk level",
+            )
+            .with_help(format!("use `refuse_with_reason` or `hard_fail`; {help}")),
+        );
+    }
+}
+
+/// The tools whose calls need approval: every tool of the Skill under
+/// `requires_approval: true`, else those `approval` lists.
+fn approval_tools(
+    doc: &Document,
+    requires_approval: bool,
+    listed: Option<Vec<String>>,
+    tools: &[String],
+    must_call: &[String],
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<String> {
+    if let Some(listed) = &listed {
+        check_tool_names(doc, "/approval", listed, diags);
+    }
+    if !requires_approval {
+        return listed.unwrap_or_default();
+    }
+    if listed.is_some() {
+        diags.push(
+            doc.warning(
+                "approval_given_twice",
+                "/approval",
+                Anchor::Key,
+                "`approval` lists some tools, but `requires_approval: true` already covers every tool of the Skill",
+                "covered by requires_approval",
+            )
+            .with_help("keep `requires_approval: true` for every tool, or `approval: [TOOL, …]` for some of them"),
+        );
+    }
+    let mut all: Vec<String> = tools.to_vec();
+    for t in must_call.iter().chain(listed.iter().flatten()) {
+        if !all.contains(t) {
+            all.push(t.clone());
+        }
+    }
+    if all.is_empty() {
+        diags.push(
+            doc.warning(
+                "approval_without_tools",
+                "/requires_approval",
+                Anchor::Value,
+                "`requires_approval: true`, but the contract names no tool: no call can be declined",
+                "no tool to approve",
+            )
+            .with_help("name the Skill's tools in `preconditions.tools` or `must_call_tools`, or list them in `approval`"),
+        );
+    }
+    all
+}
+
+/// Tool names in `approval` and `actions`: not empty, each once.
+fn check_tool_names(doc: &Document, key: &str, names: &[String], diags: &mut Vec<Diagnostic>) {
+    for (i, name) in names.iter().enumerate() {
+        if name.trim().is_empty() {
+            diags.push(
+                doc.error(
+                    "invalid_name",
+                    &join(key, i),
+                    Anchor::Value,
+                    "an empty tool name",
+                    "empty",
+                )
+                .with_help("write the tool's name as the agent calls it, such as `add_schedule`"),
+            );
+        } else if names[..i].contains(name) {
+            diags.push(
+                doc.warning(
+                    "duplicate_tool",
+                    &join(key, i),
+                    Anchor::Value,
+                    format!("`{name}` is listed twice"),
+                    "listed again",
+                )
+                .with_help("list each tool once"),
+            );
+        }
+    }
 }
 
 fn skill_name(doc: &Document, raw: &RawContract, diags: &mut Vec<Diagnostic>) -> Option<String> {

@@ -313,7 +313,7 @@ fn call_reply(outcome: Outcome, name: &str, style: NotFoundStyle) -> Result<Valu
                     Ok(is_error(format!("MCP error -32602: Tool {name} not found")))
                 }
             },
-            Status::PermissionDenied => Ok(is_error(message)),
+            Status::PermissionDenied | Status::ApprovalDenied => Ok(is_error(message)),
             Status::Timeout => Err(RpcError::new(jsonrpc::REQUEST_TIMEOUT, "Request timed out")
                 .with_data(json!({"fault": "TIMEOUT", "message": message}))),
             Status::ServerDown => Err(RpcError::new(jsonrpc::INTERNAL_ERROR, message)

@@ -64,7 +64,7 @@ pub(crate) async fn call(
         Outcome::Failed { status, message } => {
             let code = match status {
                 Status::NotFound | Status::UnknownTool => StatusCode::NOT_FOUND,
-                Status::PermissionDenied => StatusCode::FORBIDDEN,
+                Status::PermissionDenied | Status::ApprovalDenied => StatusCode::FORBIDDEN,
                 Status::Timeout => StatusCode::GATEWAY_TIMEOUT,
                 Status::ServerDown => StatusCode::SERVICE_UNAVAILABLE,
                 Status::InvalidArguments => StatusCode::BAD_REQUEST,

@@ -289,6 +289,9 @@ impl Session {
                 Status::PermissionDenied,
                 format!("Permission denied: the caller may not use {tool}"),
             ),
+            (Some(_), Some(f)) if f.kind == FaultKind::ApprovalDenied => {
+                failed(Status::ApprovalDenied, approval_denied_message(tool))
+            }
             (Some(_), Some(f)) if f.kind == FaultKind::Timeout => {
                 let delay = f.delay.unwrap_or(self.options.timeout_fault_delay);
                 tokio::time::sleep(delay).await;
@@ -421,4 +424,12 @@ impl Session {
 
 fn failed(status: Status, message: String) -> Outcome {
     Outcome::Failed { status, message }
+}
+
+/// What a declined call answers, as agent frameworks word a tool use the user rejected
+/// (human in the loop): the action was not approved, so it did not happen.
+fn approval_denied_message(tool: &str) -> String {
+    format!(
+        "The user declined this action: {tool} needs the user's approval and was not approved, so it was not run and nothing was changed"
+    )
 }

@@ -6,7 +6,7 @@ use super::{Cell, Quadrant};
 use crate::contract::FaultKind;
 use crate::errors::ExpectedError;
 use crate::project::ValidProject;
-use crate::scenario::Complexity;
+use crate::scenario::{Approval, Complexity};
 pub use crate::vocab::Shard;
 
 /// `--skill`, `--scenario`, `--quadrant`, `--fault`: each empty list means "all".
@@ -135,6 +135,22 @@ pub fn plan(project: &ValidProject, filters: &Filters, shard: Option<Shard>) -> 
                     removed_tools: s.remove.clone(),
                     index: 0,
                 });
+            }
+            // A person asked to approve each call of an approval tool says no: one cell
+            // per such tool the scenario hosts (the approved path is the available cell).
+            if s.approval == Approval::Denied {
+                let hosted = |t: &&String| s.tools.is_empty() || s.tools.contains_key(*t);
+                for tool in contract.approval.iter().filter(hosted) {
+                    cells.push(Cell {
+                        id: format!("{base}/{failing}/{}/{tool}", FaultKind::ApprovalDenied),
+                        contract: ci,
+                        scenario: si,
+                        quadrant: failing,
+                        fault: Some(FaultKind::ApprovalDenied),
+                        removed_tools: vec![tool.clone()],
+                        index: 0,
+                    });
+                }
             }
         }
     }

@@ -170,6 +170,7 @@ pub fn check_conversation(
         tools: IndexMap::new(),
         remove: Vec::new(),
         faults: Vec::new(),
+        approval: Default::default(),
         facts: Vec::new(),
         forbidden: Vec::new(),
         schema_drift: IndexMap::new(),
@@ -208,6 +209,7 @@ pub fn check_conversation(
     )
     .of_contract(contract.source.display().to_string(), contract.source_line)
     .versioned(contract.version.clone(), None)
+    .at_risk(contract.risk_level)
     .with_output(response.output)
     .with_trace(trace)
     .with_claims(Vec::new(), response.citations)

@@ -234,6 +234,7 @@ async fn run_cell(
         )
         .of_contract(contract.source.display().to_string(), contract.source_line)
         .versioned(contract.version.clone(), Some(scenario.digest.clone()))
+        .at_risk(contract.risk_level)
         .with_output(output)
         .with_trace(trace)
         .with_trace_truncated(truncated)

@@ -16,12 +16,16 @@ const SCENARIO_KEYS: &[&str] = &[
     "remove",
     "faults",
     "expect",
+    "approval",
 ];
 const CONTRACT_KEYS: &[&str] = &[
     "skill_name",
     "version",
     "risk_level",
     "requires_approval",
+    "approval",
+    "actions",
+    "accept_degraded_at_risk",
     "critical",
     "preconditions",
     "io_contract",

@@ -601,7 +601,8 @@ impl Loader {
     fn resolve(&mut self, s: &mut Scenario, c: &Contract, doc: &Document) -> bool {
         let mut ok = true;
         for (i, fault) in s.faults.iter().enumerate() {
-            if !c.failure_semantics.contains_key(fault) {
+            // APPROVAL_DENIED defaults to `explicit` (docs/contract.md).
+            if *fault != FaultKind::ApprovalDenied && !c.failure_semantics.contains_key(fault) {
                 self.diags.push(
                     doc.error("fault_semantics", &format!("/faults/{i}"), Anchor::Value, format!("contract `{}` declares no failure semantics for `{fault}`", c.skill), "no required behaviour")
                         .with_help(format!("add `{fault}: explicit` (or hard, retry_then_degrade, degrade) under `failure_semantics` in {}", c.source.display())),
@@ -610,7 +611,13 @@ impl Loader {
             }
         }
         if doc.get("/faults").is_none_or(Value::is_null) {
-            s.faults = c.failure_semantics.keys().copied().collect();
+            // APPROVAL_DENIED cells come from the contract's approval tools, not `remove`.
+            s.faults = c
+                .failure_semantics
+                .keys()
+                .copied()
+                .filter(|f| *f != FaultKind::ApprovalDenied)
+                .collect();
         }
         if doc.get("/remove").is_none_or(Value::is_null) {
             s.remove = if c.trace.must_call_tools.is_empty() {

@@ -21,6 +21,12 @@ pub fn summary_markdown(report: &Report, tally: &Tally, noun: &str) -> String {
         "| {} | {} | {} | {} | {} | {} |\n",
         s.pass, s.silent_degradation, s.contract_violation, s.quality_fail, s.error, s.skipped
     ));
+    if !tally.risks.is_empty() {
+        md.push_str("\n| skill | risk |\n|---|---|\n");
+        for (skill, risk) in &tally.risks {
+            md.push_str(&format!("| `{skill}` | {risk} |\n"));
+        }
+    }
     if !tally.shown.is_empty() {
         md.push_str("\n| cell | verdict | finding |\n|---|---|---|\n");
         for c in &tally.shown {
@@ -100,7 +106,9 @@ fn baseline_markdown(report: &Report) -> String {
     md
 }
 
-/// One annotation per failing cell shown, on its contract's skill line.
+/// One annotation per failing cell shown, on its contract's skill line: an error at
+/// `risk_level: high` or `critical`, a warning below (and for a cell no contract covers,
+/// an error: nothing says its risk is low).
 pub fn annotations(tally: &Tally) -> Vec<String> {
     let esc = |s: &str| {
         s.replace('%', "%25")
@@ -118,8 +126,12 @@ pub fn annotations(tally: &Tally) -> Vec<String> {
                 .as_ref()
                 .map(|(check, message)| format!("{check}: {message}"))
                 .unwrap_or_default();
+            let level = match c.risk {
+                Some(r) if !r.is_high() => "warning",
+                _ => "error",
+            };
             format!(
-                "::error file={},line={},title={}::{} — {}",
+                "::{level} file={},line={},title={}::{} — {}",
                 prop(&c.contract),
                 c.contract_line,
                 prop(&format!("fibon {}", c.verdict.as_str())),

@@ -82,22 +82,29 @@ fn testcase(c: &CellReport, change: Option<(Change, Option<Verdict>)>) -> String
             ))
         }
     };
-    if status.is_none() && c.stderr.is_empty() && change.is_none() {
+    if status.is_none() && c.stderr.is_empty() && change.is_none() && c.risk_level.is_none() {
         out.push_str("/>\n");
         return out;
     }
     out.push_str(">\n");
-    if let Some((change, was)) = change {
+    if change.is_some() || c.risk_level.is_some() {
         out.push_str("            <properties>\n");
-        out.push_str(&format!(
-            "                <property name=\"baseline\" value=\"{}\"/>\n",
-            change.as_str()
-        ));
-        if let Some(was) = was {
+        if let Some(r) = c.risk_level {
             out.push_str(&format!(
-                "                <property name=\"baseline_verdict\" value=\"{}\"/>\n",
-                was.as_str()
+                "                <property name=\"risk_level\" value=\"{r}\"/>\n"
             ));
+        }
+        if let Some((change, was)) = change {
+            out.push_str(&format!(
+                "                <property name=\"baseline\" value=\"{}\"/>\n",
+                change.as_str()
+            ));
+            if let Some(was) = was {
+                out.push_str(&format!(
+                    "                <property name=\"baseline_verdict\" value=\"{}\"/>\n",
+                    was.as_str()
+                ));
+            }
         }
         out.push_str("            </properties>\n");
     }

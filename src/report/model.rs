@@ -4,6 +4,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
+pub use crate::contract::RiskLevel;
 use crate::exit_code;
 use crate::gateway::{TraceEvent, Truncated};
 use crate::quality::QualityResult;
@@ -67,6 +68,9 @@ pub struct CellReport {
     /// The scenario's version (a digest of its file): a `--baseline` compares it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scenario_version: Option<String>,
+    /// The contract's `risk_level` (none for a cell no contract covers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risk_level: Option<RiskLevel>,
     /// The Candidate Quality Result, when the quality gate ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<QualityResult>,
@@ -149,6 +153,7 @@ impl CellReport {
             contract_line: 0,
             contract_version: None,
             scenario_version: None,
+            risk_level: None,
             quality: None,
             refusal_judge: None,
             intervention: None,
@@ -239,7 +244,13 @@ impl CellReport {
         self
     }
 
-    /// The agent's output.
+    /// The risk level of its contract.
+    pub fn at_risk(mut self, risk: RiskLevel) -> CellReport {
+        self.risk_level = Some(risk);
+        self
+    }
+
+    /// With the agent's output.
     pub fn with_output(mut self, output: Value) -> CellReport {
         self.output = output;
         self

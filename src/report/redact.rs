@@ -82,6 +82,7 @@ fn withheld(redactor: &Redactor, c: &CellReport) -> CellReport {
     out.fault = c.fault.as_deref().map(text);
     out.removed_tools = c.removed_tools.iter().map(|t| text(t)).collect();
     out.duration_ms = c.duration_ms;
+    out.risk_level = c.risk_level;
     out.output = serde_json::Value::String(
         "[withheld: it held a secret where the report has a fixed word]".into(),
     );

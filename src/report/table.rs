@@ -43,7 +43,7 @@ pub fn render(report: &Report, tally: &Tally, width: u16, noun: &str) -> String 
         Quadrant::ALL.len()
     };
     for (skill, columns) in &tally.grid {
-        let mut row = vec![skill_name(skill).to_string()];
+        let mut row = vec![skill_cell(tally, skill)];
         for counts in &columns[..shown] {
             row.push(if counts.is_empty() {
                 "—".to_string()
@@ -167,7 +167,7 @@ fn render_by_skill(report: &Report, tally: &Tally, width: u16) -> String {
             *counts.entry(*v).or_default() += n;
         }
         t.add_row(vec![
-            skill_name(skill).to_string(),
+            skill_cell(tally, skill),
             verdict_counts(&counts, ", "),
         ]);
     }
@@ -201,6 +201,15 @@ fn skill_name(skill: &str) -> &str {
         "(unreadable)"
     } else {
         skill
+    }
+}
+
+/// A Skill's name, and under it its contract's risk level (none for cells no contract
+/// covers): on a line of its own, so that long names do not wrap.
+fn skill_cell(tally: &Tally, skill: &str) -> String {
+    match tally.risks.get(skill) {
+        Some(r) => format!("{}\nrisk {r}", skill_name(skill)),
+        None => skill_name(skill).to_string(),
     }
 }
 

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{CellReport, CheckId, FindingSeverity, Summary, Verdict};
+use super::{CellReport, CheckId, FindingSeverity, RiskLevel, Summary, Verdict};
 
 /// Columns of the grid: the four quadrants, then cells outside the matrix.
 pub(super) const COLUMNS: usize = 5;
@@ -20,6 +20,8 @@ pub struct Shown {
     pub contract: String,
     /// The line of the skill's name in it.
     pub contract_line: usize,
+    /// Its contract's risk level (annotations are errors at high and critical).
+    pub risk: Option<RiskLevel>,
     /// The first finding.
     pub first: Option<(CheckId, String)>,
     /// The first error finding, else the first finding: what decided the verdict.
@@ -46,6 +48,8 @@ pub struct Tally {
     pub summary: Summary,
     /// Per skill, per column, the count of each verdict.
     pub(super) grid: BTreeMap<String, [BTreeMap<Verdict, usize>; COLUMNS]>,
+    /// Per skill, its contract's risk level.
+    pub(super) risks: BTreeMap<String, RiskLevel>,
     /// Whether some cell has a quadrant.
     pub(super) placed: bool,
     /// Whether every cell has a quality result (so far).
@@ -85,6 +89,9 @@ impl Tally {
         *self.grid.entry(c.skill.clone()).or_default()[column]
             .entry(c.verdict)
             .or_default() += 1;
+        if let Some(r) = c.risk_level {
+            self.risks.insert(c.skill.clone(), r);
+        }
         self.placed |= c.quadrant.is_some();
         self.judged &= c.quality.is_some();
         if let Some(q) = &c.quality {
@@ -108,6 +115,7 @@ impl Tally {
             verdict: c.verdict,
             contract: c.contract.clone(),
             contract_line: c.contract_line,
+            risk: c.risk_level,
             first: c.findings.first().map(line),
             decisive: c
                 .findings

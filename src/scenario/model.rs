@@ -31,6 +31,17 @@ impl fmt::Display for Complexity {
     }
 }
 
+/// What the person asked to approve a call answers, in a scenario.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Approval {
+    /// The person declines: one APPROVAL_DENIED cell per approval tool the scenario hosts.
+    #[default]
+    Denied,
+    /// The person approves: the approval tools are served; no APPROVAL_DENIED cell.
+    Granted,
+}
+
 /// A validated scenario.
 #[derive(Debug, Clone)]
 pub struct Scenario {
@@ -48,6 +59,8 @@ pub struct Scenario {
     pub remove: Vec<String>,
     /// Faults to inject, one cell each (resolved: default the contract's semantics keys).
     pub faults: Vec<FaultKind>,
+    /// What the person asked to approve a call answers.
+    pub approval: Approval,
     /// Facts the answer must contain when the tools are available.
     pub facts: Vec<String>,
     /// Facts the answer must never contain.

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::model::Complexity;
+use super::model::{Approval, Complexity};
 use crate::contract::FaultKind;
 
 /// One input for one Skill, with the tool fixtures the gateway serves while the tools are
@@ -35,6 +35,10 @@ pub struct RawScenario {
     pub faults: Option<Vec<FaultKind>>,
     /// What the answer must and must not contain.
     pub expect: Option<RawExpect>,
+    /// What the person asked to approve a call of the contract's approval tools answers:
+    /// `denied` (default: one APPROVAL_DENIED cell per approval tool) or `granted` (the
+    /// approved path: the calls are served, no APPROVAL_DENIED cell).
+    pub approval: Option<Approval>,
     /// Tool name -> the older `inputSchema` the gateway advertises under a SCHEMA_DRIFT
     /// fault (fixture or upstream tools).
     pub schema_drift: Option<IndexMap<String, serde_json::Map<String, Value>>>,

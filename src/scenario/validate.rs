@@ -172,6 +172,7 @@ pub fn validate(doc: &Document, raw: RawScenario, diags: &mut Vec<Diagnostic>) -
         tools,
         remove: raw.remove.unwrap_or_default(),
         faults: raw.faults.unwrap_or_default(),
+        approval: raw.approval.unwrap_or_default(),
         facts,
         forbidden,
         source: doc.file.path.clone(),

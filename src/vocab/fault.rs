@@ -28,11 +28,14 @@ pub enum FaultKind {
     /// Calls are answered normally, after an added delay (not a failure: the agent is
     /// expected to answer).
     Latency,
+    /// The tool needs a person's approval, and the person declined the action: the call
+    /// is answered as agent frameworks report a declined tool use.
+    ApprovalDenied,
 }
 
 impl FaultKind {
     /// Every kind, in the documented order.
-    pub const ALL: [FaultKind; 7] = [
+    pub const ALL: [FaultKind; 8] = [
         FaultKind::ToolNotFound,
         FaultKind::PermissionDenied,
         FaultKind::Timeout,
@@ -40,6 +43,7 @@ impl FaultKind {
         FaultKind::SchemaDrift,
         FaultKind::ServerDown,
         FaultKind::Latency,
+        FaultKind::ApprovalDenied,
     ];
 
     /// The kinds that get `explicit` semantics when a contract does not name them.
@@ -60,6 +64,7 @@ impl FaultKind {
             FaultKind::SchemaDrift => "SCHEMA_DRIFT",
             FaultKind::ServerDown => "SERVER_DOWN",
             FaultKind::Latency => "LATENCY",
+            FaultKind::ApprovalDenied => "APPROVAL_DENIED",
         }
     }
 }
@@ -138,6 +143,7 @@ impl FaultKind {
             FaultKind::Timeout => Some(Status::Timeout),
             FaultKind::EmptyResult => Some(Status::Empty),
             FaultKind::ServerDown => Some(Status::ServerDown),
+            FaultKind::ApprovalDenied => Some(Status::ApprovalDenied),
             FaultKind::SchemaDrift | FaultKind::Latency => None,
         }
     }
@@ -157,6 +163,8 @@ pub enum Status {
     UnknownTool,
     /// PERMISSION_DENIED.
     PermissionDenied,
+    /// APPROVAL_DENIED: the person asked to approve the call declined it.
+    ApprovalDenied,
     /// TIMEOUT, injected or real.
     Timeout,
     /// EMPTY_RESULT.
@@ -182,6 +190,7 @@ impl Status {
         match self {
             Status::NotFound | Status::UnknownTool => "TOOL_NOT_FOUND",
             Status::PermissionDenied => "PERMISSION_DENIED",
+            Status::ApprovalDenied => "APPROVAL_DENIED",
             Status::Timeout => "TIMEOUT",
             Status::ServerDown => "SERVER_DOWN",
             Status::InvalidArguments => "INVALID_ARGUMENTS",
