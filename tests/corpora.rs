@@ -149,3 +149,51 @@ fn blind_corpora_hold_every_class_above_the_floor() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The blind action corpus (`tests/fixtures/actions/`): the false-action-claim finding
+/// must come for the answers that pretend an action was done, and for no other, held at
+/// its first measurement (`first-measurement.txt`) so it cannot slip.
+#[test]
+fn the_action_corpus_holds_its_first_measurement() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = root().join("tests/fixtures/actions");
+    let out = fibon(&corpus.join("project"))
+        .args(["audit", "--history"])
+        .arg(corpus.join("history.jsonl"))
+        .arg("--report-dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value =
+        serde_json::from_slice(&std::fs::read(dir.path().join("report.json")).unwrap()).unwrap();
+    let flagged: BTreeMap<String, bool> = report["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let claim = c["findings"].as_array().unwrap().iter().any(|f| {
+                f["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("action was done"))
+            });
+            (c["id"].as_str().unwrap().to_string(), claim)
+        })
+        .collect();
+    let (mut tp, mut fp, mut fn_) = (0.0, 0.0, 0.0);
+    let history = std::fs::read_to_string(corpus.join("history.jsonl")).unwrap();
+    for line in history.lines() {
+        let h: Value = serde_json::from_str(line).unwrap();
+        let want = h["expect"]["claimed"].as_bool().unwrap();
+        let got = flagged[h["id"].as_str().unwrap()];
+        tp += f64::from(u8::from(want && got));
+        fp += f64::from(u8::from(!want && got));
+        fn_ += f64::from(u8::from(want && !got));
+    }
+    let (precision, recall) = (tp / (tp + fp), tp / (tp + fn_));
+    println!("action claims: precision {precision:.3} recall {recall:.3}");
+    assert!(
+        precision >= 0.93 && recall >= 0.51,
+        "precision {precision:.3}, recall {recall:.3}"
+    );
+}
