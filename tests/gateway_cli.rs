@@ -236,3 +236,50 @@ fn a_signal_during_serve_for_still_writes_the_trace() {
         assert_eq!(trace["events"][0]["tool"], "read_page", "{signal}");
     }
 }
+
+#[test]
+fn the_gateway_command_serves_an_approval_denied_fault() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fibon-verify"))
+        .current_dir(common::root())
+        .args([
+            "gateway",
+            "--scenario",
+            "contract-review-simple",
+            "--fault",
+            "add_schedule=APPROVAL_DENIED",
+            "--serve-for",
+            "3s",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    let urls: Value = serde_json::from_str(&first).unwrap();
+    let tools_url = urls["tools_url"].as_str().unwrap().to_string();
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (status, body) = rt.block_on(rest_call(
+        &tools_url,
+        "add_schedule",
+        json!({"title": "Renewal meeting", "start": "2027-03-17"}),
+    ));
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(body["error"]["code"], "APPROVAL_DENIED");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("declined"),
+        "{body}"
+    );
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(fibon_verify::exit_code::SUCCESS));
+    let trace: Value = serde_json::from_str(&rest).unwrap();
+    assert_eq!(trace["events"][0]["fault"], "APPROVAL_DENIED");
+}
