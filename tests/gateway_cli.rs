@@ -16,18 +16,26 @@ async fn rest_call(url: &str, tool: &str, args: Value) -> (u16, Value) {
     (resp.status().as_u16(), resp.json().await.unwrap())
 }
 
-#[test]
-fn the_gateway_command_serves_a_scenario_and_prints_the_trace() {
-    use std::io::{BufRead, BufReader};
+/// `fibon-verify gateway` serving `scenario` with `fault` for 3 s: the child, its stdout
+/// after the URLs line, and the REST tools URL.
+fn serve(
+    scenario: &str,
+    fault: &str,
+) -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStdout>,
+    String,
+) {
+    use std::io::BufRead;
     use std::process::{Command, Stdio};
     let mut child = Command::new(env!("CARGO_BIN_EXE_fibon-verify"))
         .current_dir(common::root())
         .args([
             "gateway",
             "--scenario",
-            "fetch-anthropic-models-simple",
+            scenario,
             "--fault",
-            "read_page=EMPTY_RESULT",
+            fault,
             "--serve-for",
             "3s",
         ])
@@ -35,11 +43,18 @@ fn the_gateway_command_serves_a_scenario_and_prints_the_trace() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
     let mut first = String::new();
     stdout.read_line(&mut first).unwrap();
     let urls: Value = serde_json::from_str(&first).unwrap();
     let tools_url = urls["tools_url"].as_str().unwrap().to_string();
+    (child, stdout, tools_url)
+}
+
+#[test]
+fn the_gateway_command_serves_a_scenario_and_prints_the_trace() {
+    let (child, mut stdout, tools_url) =
+        serve("fetch-anthropic-models-simple", "read_page=EMPTY_RESULT");
     assert!(
         tools_url.starts_with("http://127.0.0.1:"),
         "binds loopback by default: {tools_url}"
@@ -239,28 +254,8 @@ fn a_signal_during_serve_for_still_writes_the_trace() {
 
 #[test]
 fn the_gateway_command_serves_an_approval_denied_fault() {
-    use std::io::{BufRead, BufReader};
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fibon-verify"))
-        .current_dir(common::root())
-        .args([
-            "gateway",
-            "--scenario",
-            "contract-review-simple",
-            "--fault",
-            "add_schedule=APPROVAL_DENIED",
-            "--serve-for",
-            "3s",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut first = String::new();
-    stdout.read_line(&mut first).unwrap();
-    let urls: Value = serde_json::from_str(&first).unwrap();
-    let tools_url = urls["tools_url"].as_str().unwrap().to_string();
+    let (child, mut stdout, tools_url) =
+        serve("contract-review-simple", "add_schedule=APPROVAL_DENIED");
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (status, body) = rt.block_on(rest_call(
         &tools_url,
