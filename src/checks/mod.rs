@@ -293,7 +293,7 @@ pub struct CellOutcome {
 /// declines a call only when asked: an APPROVAL_DENIED cell whose approval tool was
 /// never called is judged as one with every tool available (the request did not need
 /// the action), as a LATENCY cell is.
-fn injected(input: &CellInput<'_>) -> bool {
+pub(crate) fn injected(input: &CellInput<'_>) -> bool {
     match input.fault {
         Some(FaultKind::ApprovalDenied) => {
             let asked = |t: &String| {

@@ -29,7 +29,11 @@ pub(crate) fn check(
     let dropped = input.truncated;
     let dropped_calls_of = |tool: &str| dropped.map_or(0, |t| t.calls_of(tool));
     let answered = matches!(behavior, Behavior::Answered | Behavior::Silent);
-    if answered && input.fault.is_none() {
+    // An APPROVAL_DENIED cell whose approval tool was never asked for is a cell with every
+    // tool available (nobody was asked): the tools it must call still count.
+    let unasked =
+        input.fault == Some(crate::vocab::FaultKind::ApprovalDenied) && !super::injected(input);
+    if answered && (input.fault.is_none() || unasked) {
         for tool in &rules.must_call_tools {
             let n = calls
                 .iter()
