@@ -169,7 +169,8 @@
   const boxes = [];
   const skillBoxes = new Map();
   uniq(c => c.skill).forEach(skill => {
-    const sec = el("section", "skill", el("h2", null, skill || "(unreadable)"));
+    const risky = cells.find(c => c.skill === skill && c.risk_level);
+    const sec = el("section", "skill", el("h2", null, (skill || "(unreadable)") + (risky ? " · risk " + risky.risk_level : "")));
     sec.dataset.skill = skill;
     const quads = el("div", "quads");
     const mine = {};
@@ -313,7 +314,7 @@
       why.appendChild(el("span", null, d ? d.message && isCut(d.message) ? d.message.$cut : d.message : "no finding"));
     }
     wrap.appendChild(why);
-    wrap.appendChild(kv([["skill", c.skill], ["scenario", c.scenario], ["quadrant", c.quadrant ? QUADS[c.quadrant] : ""], ["fault", c.fault],
+    wrap.appendChild(kv([["skill", c.skill], ["scenario", c.scenario], ["quadrant", c.quadrant ? QUADS[c.quadrant] : ""], ["fault", c.fault], ["risk", c.risk_level || ""],
       ["tools hit", c.removed_tools.join(", ")], ["attempts", c.attempts], ["duration", c.duration_ms + " ms"], ["contract", c.contract ? c.contract + ":" + c.contract_line : ""]]));
     if (c.brief) wrap.appendChild(el("p", "cutnote", "This cell is past the page's size budget: its answer, trace and evidence are in report.json."));
     const f = facts(c);

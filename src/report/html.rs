@@ -235,6 +235,9 @@ fn payload(c: &CellReport, brief: bool) -> Value {
     m.insert("duration_ms".into(), json!(c.duration_ms));
     m.insert("contract".into(), json!(c.contract));
     m.insert("contract_line".into(), json!(c.contract_line));
+    if let Some(risk) = c.risk_level {
+        m.insert("risk_level".into(), json!(risk));
+    }
     let findings: Vec<Value> = c
         .findings
         .iter()
