@@ -747,11 +747,6 @@ impl Analysis {
         &self.folded[c.start..c.end]
     }
 
-    /// Clauses about the subject.
-    pub fn subject_clauses(&self) -> impl Iterator<Item = &Clause> {
-        self.clauses.iter().filter(|c| c.role == Role::Subject)
-    }
-
     /// Whether clause `i` has a predicate: a Chinese clause with no copula, verb of
     /// comparison, modal or adverb of degree or frequency names a topic
     /// ("信义店的周末营业时间跟停车规定", "版本号和更新亮点"); it states nothing of it.

@@ -98,16 +98,13 @@ pub fn baseline_lines(report: &Report) -> String {
             ""
         }
     );
-    let worse = [
-        Change::NewFailure,
-        Change::Changed,
-        Change::Incomparable,
-        Change::NewCell,
-        Change::Fixed,
-        Change::Gone,
-    ];
+    // What changed, in `Change::ALL`'s order (worst first); known failures and unchanged
+    // cells are not news.
+    let changed = Change::ALL
+        .into_iter()
+        .filter(|c| !matches!(c, Change::StillFailing | Change::Unchanged));
     let mut shown = 0;
-    for change in worse {
+    for change in changed {
         for e in b.of(change) {
             if change == Change::NewCell && e.now.is_none_or(|v| v == Verdict::Pass) {
                 continue;
