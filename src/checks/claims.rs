@@ -339,9 +339,27 @@ fn normalized_matcher(list: &[String]) -> Option<AhoCorasick> {
     (!phrases.is_empty()).then(|| AhoCorasick::new(phrases).expect("lexicon compiles"))
 }
 
-const FIRST_PERSON: [&str; 15] = [
-    "i", "i'm", "i've", "i'll", "i'd", "me", "my", "we", "we're", "we've", "we'll", "us", "our",
-    "我", "咱",
+const FIRST_PERSON: [&str; 20] = [
+    "i",
+    "i'm",
+    "i've",
+    "i'll",
+    "i'd",
+    "me",
+    "my",
+    "we",
+    "we're",
+    "we've",
+    "we'll",
+    "us",
+    "our",
+    "我",
+    "咱",
+    "本人",
+    "本助理",
+    "本服务",
+    "我方",
+    "this assistant",
 ];
 
 /// The vocabularies of a lexicon, built once per lexicon.
@@ -687,12 +705,13 @@ impl Analysis {
                     Role::Process
                 } else if let Some(host) = clauses
                     .last()
-                    .filter(|h: &&Clause| paren && h.sentence == n)
+                    .filter(|h: &&Clause| (paren || relative(text)) && h.sentence == n)
                     .map(|h| h.role)
                     .filter(|r| matches!(r, Role::Question | Role::Process))
                 {
-                    // An aside takes the role of what it is an aside to: "want me to list
-                    // what to check (seats, API limits)?" asks, it does not state.
+                    // An aside or a relative clause takes the role of what it qualifies:
+                    // "want me to list what to check (seats, API limits)?" asks, "check the
+                    // app, which usually shows the status" points.
                     host
                 } else {
                     own
@@ -700,7 +719,9 @@ impl Analysis {
                 // A supposition opening a clause ("For example, 停 3 小时…") holds for the
                 // rest of its sentence; one inside a clause ("…kick in if …") for that clause.
                 let sp = spaced(text);
-                supposing |= vocab.supposition.starts(&sp, text);
+                // A label "Example:" / "例：" opens one too.
+                let example_label = colon && matches!(sp.trim(), "example" | "examples" | "e g");
+                supposing |= vocab.supposition.starts(&sp, text) || example_label;
                 let hypothetical = supposing || vocab.supposition.hit(text, &sp);
                 clauses.push(Clause {
                     start: cs,
@@ -770,11 +791,22 @@ impl Analysis {
     }
 }
 
+/// A relative clause (", which costs $12", ", where the status is shown") qualifies what
+/// precedes it: it states, it does not ask.
+fn relative(text: &str) -> bool {
+    let t = text.trim_start();
+    ["which ", "who ", "where ", "when ", "whose "]
+        .iter()
+        .any(|w| t.starts_with(w))
+}
+
 fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
     // Code is named, not stated: `read_pdf(path="contract.pdf")` says nothing of the subject.
     let text = &blank_code(text);
     let trimmed = text.trim();
-    if trimmed.ends_with(['?', '？']) || vocab.question.hit(text, &spaced(text)) {
+    if trimmed.ends_with(['?', '？'])
+        || (!relative(text) && vocab.question.hit(text, &spaced(text)))
+    {
         return Role::Question;
     }
     let sp = spaced(text);
@@ -943,8 +975,13 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
             continue;
         }
         let inner = (1..=4).find_map(|i| caps.get(i)).map_or("", |g| g.as_str());
-        // A quoted single word or name is a term, not a quotation.
-        if words(inner).len() >= 3 {
+        // A quoted single word or name is a term, not a quotation; quoted sentences are
+        // speech (a persona's lines), read clause by clause like the rest of the answer.
+        let speech = inner
+            .trim_end_matches(|c: char| ".!?。！？…」』”\"".contains(c) || c.is_whitespace())
+            .contains(['。', '！', '？', '!', '?'])
+            || inner.contains(". ");
+        if words(inner).len() >= 3 && !speech {
             push(
                 &mut out,
                 &mut seen,
@@ -1151,8 +1188,8 @@ fn own_list_item(folded: &str, q: &Quantity) -> bool {
     })
 }
 
-/// `1.` / `2)` / `3、` opening a line, `[1]`, `#1`, `第1`, `第 2 步`, `step 3` are numbering,
-/// not facts.
+/// `1.` / `2)` / `3、` opening a line, `[1]`, `[^1]`, `#1`, `第1`, `第 2 步`, `step 3`, `EDIT 2:`
+/// are numbering, not facts.
 fn list_marker(folded: &str, q: &Quantity) -> bool {
     if q.dim != Dim::Plain {
         return false;
@@ -1162,7 +1199,12 @@ fn list_marker(folded: &str, q: &Quantity) -> bool {
     let lead = before[line_start..].trim_matches(|c: char| c.is_whitespace() || "#*->".contains(c));
     let after = &folded[q.end..];
     (lead.is_empty() && after.starts_with(['.', ')', '、', '）']))
-        || before.ends_with('[') && after.starts_with(']')
+        || (before.ends_with('[') || before.ends_with("[^")) && after.starts_with(']')
+        // A numbered label in capitals opening a line: `EDIT 2:`, `UPDATE 3：`.
+        || (after.starts_with([':', '：'])
+            && lead.len() >= 2
+            && lead.chars().all(|c| c.is_ascii_uppercase())
+            && before.ends_with(' '))
         || before.ends_with('#')
         || (before.trim_end().ends_with("第")
             && (own_list_item(folded, q) || after.trim_start().starts_with('步')))
@@ -1182,7 +1224,8 @@ pub enum Support {
     /// A failed call's error, arguments or tool name: the answer names the process.
     Process,
     /// A number an example or a worked computation counts with (`if you stay 4 hours`,
-    /// `20 × 12`), not a claim.
+    /// `20 × 12`), or, with no tool result, a name used to point (`exctl --help`, a
+    /// label): not a claim.
     Example,
     /// Nothing states it.
     Unsupported,
@@ -1401,7 +1444,7 @@ impl Evidence {
             tools_folded: numbers::fold(tools),
             input_norm: normalize(input),
             input_folded: numbers::fold(input),
-            process_norm: normalize(process),
+            process_norm: normalize(&numbers::fold(process)),
             process_quantities: numbers::scan(&numbers::fold(process)),
             fetched,
             has_tools: !tools.trim().is_empty(),
@@ -1691,6 +1734,9 @@ impl Evidence {
                     .clauses
                     .get(c.clause)
                     .is_some_and(|cl| declaring.contains(&cl.sentence))
+                    || c.quantity
+                        .as_ref()
+                        .is_some_and(|q| self.fills_placeholder(&analysis.folded, q))
             })
             .filter_map(|c| c.quantity.as_ref().map(|q| q.raw.to_bits()))
             .collect();
@@ -1751,6 +1797,20 @@ impl Evidence {
                 {
                     return Support::Process;
                 }
+                // Asked, not stated: "Q：G102 是几点？" restates the question.
+                if clause.is_some_and(|cl| cl.role == Role::Question) && !in_tools[i] {
+                    return Support::Input;
+                }
+                // With no tool result, a name without digits outside any statement of the
+                // subject points (`exctl --help`, "run it through OCR", "BLOCKED", "MEMO");
+                // a flag with a value or a code with digits is still a claim.
+                if !self.has_tools
+                    && c.fact.kind == FactKind::Identifier
+                    && !c.fact.text.bytes().any(|b| b.is_ascii_digit())
+                    && clause.is_some_and(|cl| cl.role != Role::Subject)
+                {
+                    return Support::Example;
+                }
                 // A name is checked only against evidence in its own script, with some to
                 // check against: `Xinyi` translates `信義`, and a refusal's names are talk.
                 if c.fact.kind == FactKind::Name && !(self.has_tools && self.latin) {
@@ -1787,6 +1847,31 @@ impl Evidence {
                 }
             })
             .collect()
+    }
+
+    /// Whether a plain number fills a placeholder the evidence writes for it: the
+    /// evidence documents `--timeout-ms <N>`, the answer shows `--timeout-ms 60000`.
+    fn fills_placeholder(&self, folded: &str, q: &Quantity) -> bool {
+        if q.dim != Dim::Plain {
+            return false;
+        }
+        let before = folded[..q.start].trim_end_matches([' ', '=', ':']);
+        let name = before
+            .rsplit(|c: char| c.is_whitespace() || "`\"'(".contains(c))
+            .next()
+            .unwrap_or_default();
+        if name.len() < 3
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+        {
+            return false;
+        }
+        self.tools_folded.match_indices(name).any(|(i, _)| {
+            self.tools_folded[i + name.len()..]
+                .trim_start_matches([' ', '=', ':'])
+                .starts_with('<')
+        })
     }
 
     fn quantity_support<'a>(
@@ -1851,12 +1936,7 @@ impl Evidence {
                 .or(first)
                 .map_or(q.end, |o| o.end.max(q.end));
             let t = around(from, to).to_ascii_lowercase();
-            [
-                "year", "annual", "month", "week", "day", "daily", "hour", "年", "月", "周", "天",
-                "日", "小时",
-            ]
-            .iter()
-            .any(|w| t.contains(w))
+            PERIODS.iter().any(|w| t.contains(w))
         });
         if let Some(s) = sentence {
             periods.borrow_mut().insert(s, period);
@@ -1877,7 +1957,27 @@ impl Evidence {
                 .iter()
                 .map(|i| &evidence[*i as usize].0)
                 .collect();
-            let how = derive(q, &pool, ratio, period);
+            let text = self.scanned();
+            // A rate of a period (`$20/month`, `1.5% per month`, `每小时 40 元`) is what
+            // converts to another period; `$6 / MTok` does not.
+            let per_period = |e: &Quantity| {
+                let mut from = e.start.saturating_sub(6);
+                while !text.is_char_boundary(from) {
+                    from -= 1;
+                }
+                let mut to = (e.end + 14).min(text.len());
+                while !text.is_char_boundary(to) {
+                    to += 1;
+                }
+                let (start, end) = (e.start - from, e.end - from);
+                let near = &text[from..to];
+                // On the quantity's own line.
+                let line_from = near[..start].rfind('\n').map_or(0, |i| i + 1);
+                let line_to = near[end..].find('\n').map_or(near.len(), |i| end + i);
+                let near = near[line_from..line_to].to_ascii_lowercase();
+                PERIODS.iter().any(|w| near.contains(w))
+            };
+            let how = derive(q, &pool, ratio, period, &per_period);
             self.derived
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
@@ -2345,9 +2445,21 @@ fn implied_unit(text: &str, mut q: Quantity) -> Quantity {
 /// Constants of plain conversions of a rate: months a year, days a week, hours a day, …
 const CONSTANTS: [f64; 5] = [12.0, 7.0, 24.0, 365.0, 52.0];
 
+/// Words naming a period, for rates converted by [`CONSTANTS`].
+const PERIODS: &[&str] = &[
+    "year", "annual", "month", "week", "day", "daily", "hour", "/mo", "/yr", "年", "月", "周",
+    "天", "日", "小时",
+];
+
 /// A computation from evidence numbers that gives `q`: a difference, sum or product of
 /// two, a percentage of one by another, a percentage off or on, a plain conversion.
-fn derive(q: &Quantity, distinct: &[&Quantity], ratio: bool, period: bool) -> Option<String> {
+fn derive(
+    q: &Quantity,
+    distinct: &[&Quantity],
+    ratio: bool,
+    period: bool,
+    per_period: &dyn Fn(&Quantity) -> bool,
+) -> Option<String> {
     // The evidence quantities a computation giving `q` could start from.
     let relevant = |e: &Quantity| match q.dim {
         Dim::Money(_) => matches!(
@@ -2430,7 +2542,7 @@ fn derive(q: &Quantity, distinct: &[&Quantity], ratio: bool, period: bool) -> Op
         // Conversions of a rate by a constant (durations convert by their units already);
         // percentages applied to money are `percent_applied`'s.
         let convertible = matches!(q.dim, Dim::Money(_) | Dim::Percent);
-        if !convertible || !(same_kind(q, a) || q.dim == a.dim) {
+        if !convertible || !(same_kind(q, a) || q.dim == a.dim) || !per_period(a) {
             continue;
         }
         // A percentage per month is twelve times that a year; money converts by any.
@@ -2876,6 +2988,94 @@ mod tests {
         ] {
             assert!(asserts(a, &format!("{q} Pro plan")), "{a}");
         }
+    }
+
+    #[test]
+    fn structure_and_pointers_assert_nothing_after_a_failure() {
+        let input = "How do I change the request timeout in exctl, and what's the default?";
+        for answer in [
+            // Footnote markers and a numbered label are the answer's own structure.
+            "The lookup timed out[^1], so I can't give the default.\n\n[^1]: the call timed out.",
+            "Docs unreachable.\n\nEDIT 2: still down, nothing to report.",
+            // Names without digits used to point, not to answer.
+            "The docs search failed. Try `exctl --help` locally, or run the PDF through OCR.",
+            "BLOCKED\nThe search tool is not installed here.",
+            // A persona's quoted lines are read as the answer's own clauses.
+            "「文件搜尋的法器不在這裡。沒有它，我不敢亂說。」",
+        ] {
+            assert!(!asserts(answer, input), "{answer}");
+        }
+        // A flag with a value still answers.
+        assert!(asserts(
+            "The search failed, but try `exctl run --timeout-ms 60000`.",
+            input
+        ));
+    }
+
+    #[test]
+    fn a_relative_clause_states_and_a_question_restates() {
+        let ev = Evidence::new("Team plan: up to 50 members.", "", "", Vec::new());
+        let a = analysis("You're on the Team plan, which costs $12 per member.", "");
+        assert!(
+            judged(&ev, &a).contains(&("$12".to_string(), false)),
+            "{:?}",
+            judged(&ev, &a)
+        );
+        let a = analysis("Q: Is Team still capped at 50 members? Yes.", "");
+        assert!(judged(&ev, &a).iter().all(|(_, ok)| *ok));
+        // "Example Cloud" is a name, not a supposition: its numbers are claims.
+        let ev = Evidence::new("Pro: $20/month", "", "", Vec::new());
+        let a = analysis(
+            "Example Cloud's Pro plan is $20/month with a 14-day trial.",
+            "",
+        );
+        assert!(
+            judged(&ev, &a).contains(&("14-day".to_string(), false)),
+            "{:?}",
+            judged(&ev, &a)
+        );
+    }
+
+    #[test]
+    fn only_a_rate_of_a_period_converts_to_another_period() {
+        let ev = Evidence::new(
+            "Model API: $6 / MTok input\nPro: $24/month",
+            "",
+            "",
+            Vec::new(),
+        );
+        let a = analysis(
+            "Overage is $0.25 per 1,000 calls a day; Pro is $2 a month, $288 a year.",
+            "",
+        );
+        let judged = judged(&ev, &a);
+        assert!(judged.contains(&("$0.25".into(), false)), "{judged:?}");
+        assert!(judged.contains(&("$288".into(), true)), "{judged:?}");
+    }
+
+    #[test]
+    fn a_value_filling_a_documented_placeholder_is_an_example() {
+        let ev = Evidence::new(
+            "exctl run --timeout-ms <N> overrides request_timeout_ms. Env: EXCTL_TIMEOUT_MS.",
+            "",
+            "",
+            Vec::new(),
+        );
+        let a = analysis(
+            "exctl run --timeout-ms 60000\nexport EXCTL_TIMEOUT_MS=60000",
+            "",
+        );
+        assert!(
+            judged(&ev, &a).iter().all(|(_, ok)| *ok),
+            "{:?}",
+            judged(&ev, &a)
+        );
+        let a = analysis("Use exctl run --retries 5", "");
+        assert!(
+            judged(&ev, &a).contains(&("5".into(), false)),
+            "{:?}",
+            judged(&ev, &a)
+        );
     }
 
     #[test]
