@@ -804,9 +804,7 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
     // Code is named, not stated: `read_pdf(path="contract.pdf")` says nothing of the subject.
     let text = &blank_code(text);
     let trimmed = text.trim();
-    if trimmed.ends_with(['?', '？'])
-        || (!relative(text) && vocab.question.hit(text, &spaced(text)))
-    {
+    if trimmed.ends_with(['?', '？']) {
         return Role::Question;
     }
     let sp = spaced(text);
@@ -815,6 +813,12 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
     let beyond = ws.iter().any(|w| !subject.words.contains(w));
     let declines = declines(text, &sp, vocab);
     let hedge = vocab.hedge.hit(text, &sp) && !declines;
+    // An interrogative word asks unless a hedge makes the clause a guess about the subject
+    // ("from what I recall the latest release is 3.3.0").
+    let guess = hedge && named && !vocab.process_not_self.hit(text, &sp);
+    if !guess && !relative(text) && vocab.question.hit(text, &sp) {
+        return Role::Question;
+    }
     // A caveat ("prices vary by region", "凭记忆的数字可能已经过时") explains why not to
     // answer; it answers nothing.
     if (vocab.topic.starts(&sp, text) && !hedge) || vocab.caveat.hit(text, &sp) {
@@ -980,7 +984,8 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
         let speech = inner
             .trim_end_matches(|c: char| ".!?。！？…」』”\"".contains(c) || c.is_whitespace())
             .contains(['。', '！', '？', '!', '?'])
-            || inner.contains(". ");
+            || inner.contains(". ")
+            || inner.matches([',', '，', ';', '；']).count() >= 2;
         if words(inner).len() >= 3 && !speech {
             push(
                 &mut out,
@@ -3005,6 +3010,11 @@ mod tests {
         ] {
             assert!(!asserts(answer, input), "{answer}");
         }
+        // A guess in the words of a question still answers.
+        assert!(asserts(
+            "I couldn't fetch the changelog, but from what I recall the latest libfoo release is 3.3.0.",
+            "What's the latest libfoo release and what changed?"
+        ));
         // A flag with a value still answers.
         assert!(asserts(
             "The search failed, but try `exctl run --timeout-ms 60000`.",

@@ -754,6 +754,31 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
     };
     let mut q = quantity(value, raw, dim, start - pre_len, stop, decimals, scale);
     q.fahrenheit = fahrenheit;
+    // A range (`15-30 minutes`, `3–5 天`, `10~20 元`): the first bound takes the unit the
+    // second is written with.
+    if dim == Dim::Plain && !fahrenheit {
+        let sep = ["-", "–", "~", "～", "到", "至"]
+            .iter()
+            .find(|d| s[end..].starts_with(*d))
+            .map(|d| d.len());
+        if let Some(sep) = sep.filter(|n| b.get(end + n).is_some_and(u8::is_ascii_digit)) {
+            let mut bound = Vec::new();
+            let after = scan_arabic(s, end + sep, &mut bound);
+            if let Some(second) = bound
+                .first()
+                .filter(|u| u.dim != Dim::Plain && u.raw != 0.0)
+            {
+                let mut first = q.clone();
+                first.dim = second.dim;
+                first.scale = second.scale;
+                first.value = raw * second.value / second.raw;
+                first.end = end;
+                out.push(first);
+                out.append(&mut bound);
+                return after;
+            }
+        }
+    }
     if dim == Dim::Plain {
         q.word = counted_word(&s[end..]);
         // The fact reads with what it counts: `1000 requests per minute`, `10 seats`.
@@ -1135,6 +1160,21 @@ mod tests {
         assert!(!same("$6", "6 元"));
         assert!(!same("$30", "$3"));
         assert!(!same("8:05", "8"));
+    }
+
+    #[test]
+    fn both_bounds_of_a_range_take_its_unit() {
+        for (text, dim) in [
+            ("retry in 15-30 minutes", Dim::Duration),
+            ("3–5 business days", Dim::Duration),
+            ("10~20 元", Dim::Money(Currency::Yuan)),
+        ] {
+            let qs = scan(&fold(text));
+            assert_eq!(qs.len(), 2, "{text}: {qs:?}");
+            assert!(qs.iter().all(|q| q.dim == dim), "{text}: {qs:?}");
+        }
+        let qs = scan("15-30 minutes");
+        assert_eq!((qs[0].value, qs[1].value), (900.0, 1800.0));
     }
 
     #[test]
