@@ -55,6 +55,8 @@ pub struct Clause {
     /// It opens on the topic ("关于“…”", "regarding"): what it quotes or names is the
     /// question's topic restated.
     pub topic: bool,
+    /// It holds a hedge ("usually", "一般"): a guess is a statement even without a verb.
+    pub hedged: bool,
 }
 
 /// One key fact of the answer.
@@ -104,6 +106,13 @@ const ZH_PREDICATE: &[&str] = &[
     "是", "为", "比", "更", "最", "较", "会", "要", "需", "能", "可", "就", "都", "很", "太", "挺",
     "按", "有", "没", "在", "一般", "通常", "大概", "应该", "多半", "一定", "肯定", "向来", "往往",
     "只", "才", "已", "了", "过", "着", "得", "约", "左右", "之间", "以上", "以下", "不", "别",
+];
+
+/// English auxiliaries, copulas and modals: a clause with none names or points (a closed
+/// class; verbs are open).
+const EN_AUXILIARY: &[&str] = &[
+    "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "do", "does",
+    "did", "will", "would", "can", "could", "may", "might", "must", "should", "shall", "cannot",
 ];
 
 /// Whether a text calls something an example value: the word in lower case (`Example
@@ -731,6 +740,7 @@ impl Analysis {
                     hypothetical,
                     redirect: vocab.redirect.hit(read, &spaced(read)),
                     topic: vocab.topic.starts(&sp, text),
+                    hedged: vocab.hedge.hit(text, &sp),
                 });
             }
         }
@@ -770,19 +780,33 @@ impl Analysis {
 
     /// Whether clause `i` has a predicate: a Chinese clause with no copula, verb of
     /// comparison, modal or adverb of degree or frequency names a topic
-    /// ("信义店的周末营业时间跟停车规定", "版本号和更新亮点"); it states nothing of it.
-    /// Other scripts are taken to predicate (their topics are caught as questions, labels
-    /// and topic openers).
+    /// ("信义店的周末营业时间跟停车规定", "版本号和更新亮点"), and an English one with no
+    /// auxiliary, copula or modal names one too ("Late fee / late payment terms", "the
+    /// notice period required for termination") or points ("find the termination
+    /// clause"): it states nothing of it. A hedged clause guesses, verb or not.
     pub fn predicates(&self, i: usize) -> bool {
         let text = self.clause_text(i);
-        if !text.chars().any(is_han) {
+        if self.clauses[i].hedged {
             return true;
         }
-        let mut plain = blank_code(text);
+        let plain = blank_code(text);
+        let english = plain
+            .split(|c: char| !(c.is_ascii_alphabetic() || c == '\''))
+            .map(str::to_ascii_lowercase)
+            .any(|w| {
+                EN_AUXILIARY.contains(&w.as_str())
+                    || ["'s", "'re", "'ll", "'ve", "'d", "n't", "'m"]
+                        .iter()
+                        .any(|end| w.len() > end.len() && w.ends_with(end))
+            });
+        if !text.chars().any(is_han) {
+            return english;
+        }
+        let mut plain = plain;
         for noun in ZH_NOMINAL {
             plain = plain.replace(noun, " ");
         }
-        ZH_PREDICATE.iter().any(|m| plain.contains(m))
+        english || ZH_PREDICATE.iter().any(|m| plain.contains(m))
     }
 
     /// The key facts, as the detectors report them.
@@ -3020,6 +3044,24 @@ mod tests {
             "The search failed, but try `exctl run --timeout-ms 60000`.",
             input
         ));
+    }
+
+    #[test]
+    fn an_english_phrase_without_a_verb_names_a_topic() {
+        let input = "What's the termination notice period and the late fee in contract.pdf?";
+        for answer in [
+            "The PDF came back empty.\n\nNot verified:\n- Termination notice period\n- Late fee / late payment terms",
+            "Re: contract.pdf — termination notice period and late-payment charge\n\nThe reader returned nothing.",
+            "I couldn't open it. Find the termination clause and the late-payment clause yourself.",
+        ] {
+            assert!(!asserts(answer, input), "{answer}");
+        }
+        for answer in [
+            "I couldn't open it, but the notice period is usually sixty days.",
+            "I couldn't open it; usually a month's notice, and late fees around the market rate.",
+        ] {
+            assert!(asserts(answer, input), "{answer}");
+        }
     }
 
     #[test]
