@@ -480,9 +480,15 @@ fn sentence_breaks(folded: &str) -> Vec<(usize, usize)> {
         let end_here = match c {
             // A semicolon joins parallel clauses of one sentence ("Team 有 SSO；日志保留 90 天").
             '\n' | '!' | '?' | '。' | '！' | '？' => true,
+            // Not after an abbreviation: `e.g.`, `vs.`, `approx.`.
             '.' => {
+                let word = folded[..i]
+                    .rsplit(|c: char| !c.is_ascii_alphabetic() && c != '.')
+                    .next()
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
                 b.get(i + 1).is_none_or(|n| n.is_ascii_whitespace())
-                    && !(i >= 1 && b[i - 1] == b'g' && i >= 2 && b[i - 2] == b'.')
+                    && !["e.g", "i.e", "vs", "approx", "cf", "incl"].contains(&word.as_str())
             }
             _ => false,
         };
@@ -2162,14 +2168,26 @@ impl Evidence {
                 .collect();
             best = scored.iter().map(|(_, s)| *s).max().unwrap_or(0);
         }
-        if best == 0 {
-            return Ok(());
-        }
-        let wanted: Vec<usize> = scored
+        let mut wanted: Vec<usize> = scored
             .iter()
-            .filter(|(_, s)| if several { *s > 0 } else { *s == best })
+            .filter(|(_, s)| best > 0 && if several { *s > 0 } else { *s == best })
             .map(|(l, _)| *l)
             .collect();
+        // Where the clause's words name no record, or several alike, the record the answer
+        // is speaking of decides: "atlas-medium-2 的 input 是 $3。Context window 就 100K".
+        if !several && wanted.len() != 1 {
+            let pool = if wanted.is_empty() {
+                &like_lines
+            } else {
+                &wanted
+            };
+            if let Some(l) = self.focus(pool, claim, analysis) {
+                wanted = vec![l];
+            }
+        }
+        if wanted.is_empty() {
+            return Ok(());
+        }
         let hits: Vec<usize> = lines
             .iter()
             .copied()
@@ -2193,6 +2211,103 @@ impl Evidence {
             "`{}` is in the evidence's table, but in another column than the answer names",
             q.text(&analysis.folded).trim()
         ))
+    }
+
+    /// The record the answer speaks of at claim `claim`, among `candidates` (record
+    /// lines): the one whose key (the words before its first `: `, or its first table
+    /// cell) the answer names nearest — in the claim's own clause, else in the next clause
+    /// of its sentence when that one states no number of its own ("如需保留 365 天，可考虑
+    /// Business 套餐"), else last before it in its sentence or the one before ("atlas-medium-2
+    /// 的 input 是 $3。Context window 就 100K"). A key's words count only where no other
+    /// candidate's key holds them.
+    fn focus(&self, candidates: &[usize], claim: &Claim, analysis: &Analysis) -> Option<usize> {
+        let all = self.lines();
+        let keys: Vec<Vec<String>> = candidates
+            .iter()
+            .map(|l| {
+                let (s, e) = all[*l];
+                let line = self.tools_folded[s..e].trim();
+                let key = match line.strip_prefix('|') {
+                    Some(row) => row.split('|').next(),
+                    // A colon that labels, not one inside a clock time (`Departs 08:05`).
+                    None => line
+                        .match_indices([':', '：'])
+                        .find(|(i, c)| {
+                            *c == "：" || !line[i + 1..].starts_with(|d: char| d.is_ascii_digit())
+                        })
+                        .map(|(i, _)| &line[..i]),
+                }
+                .unwrap_or_default();
+                if key.trim().is_empty() || key.chars().count() > 40 {
+                    return Vec::new();
+                }
+                let mut ws = naming_words(key);
+                // `atlas-medium-2` is also "medium".
+                for w in ws.clone() {
+                    ws.extend(
+                        w.split(['-', '_'])
+                            .filter(|p| p.len() >= 3 && p.len() < w.len())
+                            .map(str::to_string),
+                    );
+                }
+                ws
+            })
+            .collect();
+        let own = |i: usize, w: &String| {
+            keys.iter()
+                .enumerate()
+                .all(|(j, other)| j == i || !other.contains(w))
+        };
+        // The candidate named in `text`: the last mention, or the first with `first`.
+        let named_in = |text: &str, first: bool| -> Option<usize> {
+            let text = normalize(text);
+            let mut best: Option<(usize, usize)> = None;
+            for (i, ws) in keys.iter().enumerate() {
+                for w in ws.iter().filter(|w| own(i, w)) {
+                    let at = if first {
+                        text.find(w.as_str())
+                    } else {
+                        text.rfind(w.as_str())
+                    };
+                    if let Some(p) = at {
+                        let better = best.is_none_or(|(b, _)| if first { p < b } else { p > b });
+                        if better {
+                            best = Some((p, candidates[i]));
+                        }
+                    }
+                }
+            }
+            best.map(|(_, l)| l)
+        };
+        let clauses = &analysis.clauses;
+        let here = clauses.get(claim.clause)?;
+        let text = |c: &Clause| &analysis.folded[c.start..c.end];
+        if let Some(l) = named_in(text(here), false) {
+            return Some(l);
+        }
+        if let Some(next) = clauses
+            .get(claim.clause + 1)
+            .filter(|n| n.sentence == here.sentence)
+        {
+            let numbered = analysis
+                .claims
+                .iter()
+                .any(|c| c.clause == claim.clause + 1 && c.quantity.is_some());
+            if !numbered && let Some(l) = named_in(text(next), true) {
+                return Some(l);
+            }
+        }
+        // Before it only where the question names some record by its key: an answer to
+        // "奥斯陆和里斯本…" may name `Oslo` once and then 奥斯陆 in its own script.
+        let input = normalize(&self.input_folded);
+        if !keys.iter().flatten().any(|w| input.contains(w.as_str())) {
+            return None;
+        }
+        let from = clauses
+            .iter()
+            .find(|c| c.sentence + 1 >= here.sentence)
+            .map_or(here.start, |c| c.start);
+        named_in(&analysis.folded[from..here.start], false)
     }
 
     /// Whether the other numbers `q`'s sentence states all come from one record that
@@ -3103,6 +3218,41 @@ mod tests {
         let judged = judged(&ev, &a);
         assert!(judged.contains(&("$0.25".into(), false)), "{judged:?}");
         assert!(judged.contains(&("$288".into(), true)), "{judged:?}");
+    }
+
+    #[test]
+    fn a_number_reads_on_the_record_the_answer_speaks_of() {
+        let ev = Evidence::new(
+            "| model | input | context |\n|---|---|---|\n| atlas-medium-2 | $3 | 200K |\n| atlas-small-2 | $0.80 | 100K |",
+            "What does atlas-medium-2 cost, and how big is its context window?",
+            "",
+            Vec::new(),
+        );
+        let judged = |answer: &str| judged(&ev, &analysis(answer, ""));
+        let j = judged("atlas-medium-2 costs $3 per MTok input. Context window: 100K tokens.");
+        assert!(j.contains(&("100K tokens".into(), false)), "{j:?}");
+        let j = judged("atlas-medium-2 costs $3 per MTok input. Context window: 200K tokens.");
+        assert!(j.iter().all(|(_, ok)| *ok), "{j:?}");
+        // A comparison after `vs.` reads both sides.
+        let j = judged("Input $0.80 vs. medium's $3; context 100K vs. 200K.");
+        assert!(j.iter().all(|(_, ok)| *ok), "{j:?}");
+        // Named in the next clause, which states no number of its own.
+        let ev = Evidence::new(
+            "Team plan: audit log retention: 90 days.\nBusiness plan: audit log retention 365 days.",
+            "Team 套餐审计日志保存多久？",
+            "",
+            Vec::new(),
+        );
+        let j = judged_of(
+            &ev,
+            &analysis(
+                "Team 审计日志保留 90 天。如需保留 365 天，可考虑 Business 套餐。",
+                "",
+            ),
+        );
+        assert!(j.iter().all(|(_, ok)| *ok), "{j:?}");
+        let j = judged_of(&ev, &analysis("Team 方案有 SSO。审计日志保留 365 天。", ""));
+        assert!(j.contains(&("365 天".into(), false)), "{j:?}");
     }
 
     #[test]
