@@ -31,13 +31,10 @@ const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-6", "refusal", 0.89),
     ("fresh-6", "silent_degradation_precision", 0.9),
     ("fresh-7", "added_fact", 0.94),
-    ("fresh-7", "grounded", 0.91),
+    ("fresh-7", "grounded", 0.92),
     ("fresh-7", "refusal", 0.91),
     ("fresh-7", "silent_degradation_precision", 0.91),
     ("fresh-8", "added_fact", 0.91),
-    ("fresh-8", "grounded", 0.91),
-    ("fresh-8", "refusal", 0.94),
-    ("fresh-8", "silent_degradation_precision", 0.94),
 ];
 
 fn floor(corpus: &str, class: &str) -> f64 {

@@ -57,6 +57,8 @@ pub struct Clause {
     pub topic: bool,
     /// It holds a hedge ("usually", "一般"): a guess is a statement even without a verb.
     pub hedged: bool,
+    /// It is a heading or a label before a colon.
+    pub label: bool,
 }
 
 /// One key fact of the answer.
@@ -134,6 +136,11 @@ const ZH_NOMINAL: &[&str] = &[
 
 /// Characters that make a Chinese bigram a function word rather than a name.
 const ZH_FUNCTION: &str = "的了吗呢吧么嘛啊呀哦是和与跟及或请问几多少哪怎什这那个些";
+
+/// Emoji and pictographs (`👍`, `🚀`, `⚠`).
+fn is_pictograph(c: char) -> bool {
+    matches!(c, '\u{1F300}'..='\u{1FAFF}' | '\u{2600}'..='\u{27BF}' | '\u{1F000}'..='\u{1F2FF}')
+}
 
 fn is_han(c: char) -> bool {
     ('\u{4E00}'..='\u{9FFF}').contains(&c) || ('\u{3400}'..='\u{4DBF}').contains(&c)
@@ -449,7 +456,7 @@ fn quote_re() -> &'static Regex {
 const COMMON_ACRONYMS: &[&str] = &[
     "I", "OK", "AM", "PM", "FYI", "TL", "DR", "PS", "ETA", "FAQ", "TBD", "NB", "ASAP", "AI", "LLM",
     "ID", "IDS", "URL", "API", "APP", "PDF", "JSON", "YAML", "HTTP", "HTTPS", "CLI", "UI", "IT",
-    "A", "NO", "YES",
+    "A", "NO", "YES", "CI", "CD", "OS", "SDK",
 ];
 
 /// Whether a token is a key fact: it mixes letters and digits (`G102`, `A12`, `v3`),
@@ -685,8 +692,11 @@ impl Analysis {
         let mut clauses = Vec::new();
         for (n, (s, e)) in sentence_breaks(&folded).into_iter().enumerate() {
             let sentence = &folded[s..e];
+            // Emoji around a bold line ("⚠️ **Security update** ⚠️") leave it a heading.
+            let bare = sentence
+                .trim_matches(|c: char| c.is_whitespace() || is_pictograph(c) || c == '\u{fe0f}');
             let heading = sentence.trim_start().starts_with('#')
-                || (sentence.trim().starts_with("**") && sentence.trim().ends_with("**"));
+                || (bare.starts_with("**") && bare.ends_with("**"));
             // What follows a label that speaks of the process ("things you could try:")
             // speaks of it too.
             let mut under_process_label = false;
@@ -735,7 +745,11 @@ impl Analysis {
                 // rest of its sentence; one inside a clause ("…kick in if …") for that clause.
                 let sp = spaced(text);
                 // A label "Example:" / "例：" opens one too.
-                let example_label = colon && matches!(sp.trim(), "example" | "examples" | "e g");
+                let example_label = colon
+                    && matches!(
+                        sp.trim_matches(|c: char| !c.is_ascii_alphanumeric()),
+                        "example" | "examples" | "e g"
+                    );
                 supposing |= vocab.supposition.starts(&sp, text) || example_label;
                 let hypothetical = supposing || vocab.supposition.hit(text, &sp);
                 clauses.push(Clause {
@@ -747,6 +761,7 @@ impl Analysis {
                     redirect: vocab.redirect.hit(read, &spaced(read)),
                     topic: vocab.topic.starts(&sp, text),
                     hedged: vocab.hedge.hit(text, &sp),
+                    label: heading || colon,
                 });
             }
         }
@@ -1042,11 +1057,21 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
             continue;
         }
         // A name without digits that labels the answer's own structure (`next_step: …`).
-        let label = !t.bytes().any(|b| b.is_ascii_digit())
-            && folded[m.start() + t.len()..]
-                .trim_start_matches(['"', ' '])
-                .starts_with([':', '：']);
-        if label {
+        let colon = folded[m.start() + t.len()..]
+            .trim_start_matches(['"', ' '])
+            .starts_with([':', '：']);
+        let line_start = folded[..m.start()].rfind('\n').map_or(0, |i| i + 1);
+        let opens_line = folded[line_start..m.start()]
+            .chars()
+            .all(|c| !c.is_alphanumeric());
+        // `Q1：` / `A2:` opening a line number a question and its answer.
+        let numbered = opens_line
+            && colon
+            && t.len() <= 3
+            && t.starts_with(['Q', 'A', 'q', 'a'])
+            && t[1..].bytes().all(|b| b.is_ascii_digit());
+        let label = !t.bytes().any(|b| b.is_ascii_digit()) && colon;
+        if label || numbered || csv_header(folded, m.start()) {
             continue;
         }
         // A number with a glued unit (`30s`, `500K-token`, `2h`) is the quantity's.
@@ -1137,6 +1162,20 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
     }
     out.sort_by_key(|c| c.at);
     out
+}
+
+/// Whether the line at `at` is a CSV header: three or more comma-separated names and
+/// nothing else (`order_id,refund_amount,status`); its names are columns, not facts.
+fn csv_header(folded: &str, at: usize) -> bool {
+    let from = folded[..at].rfind('\n').map_or(0, |i| i + 1);
+    let to = folded[at..].find('\n').map_or(folded.len(), |i| at + i);
+    let fields: Vec<&str> = folded[from..to].trim().split(',').collect();
+    fields.len() >= 3
+        && fields.iter().all(|f| {
+            let f = f.trim();
+            f.starts_with(|c: char| c.is_ascii_alphabetic())
+                && f.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        })
 }
 
 /// Capitalized words that name no particular thing: days, months, units, titles.
@@ -1233,6 +1272,16 @@ fn list_marker(folded: &str, q: &Quantity) -> bool {
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let lead = before[line_start..].trim_matches(|c: char| c.is_whitespace() || "#*->".contains(c));
     let after = &folded[q.end..];
+    // A line of reaction counts (`👀 1   👍 2`) is decoration.
+    let line_end = after.find('\n').map_or(after.len(), |i| i);
+    let line = format!("{}{}", &before[line_start..], &after[..line_end]);
+    if line.chars().any(is_pictograph)
+        && line
+            .chars()
+            .all(|c| is_pictograph(c) || c.is_ascii_digit() || c.is_whitespace() || c == '\u{fe0f}')
+    {
+        return true;
+    }
     (lead.is_empty() && after.starts_with(['.', ')', '、', '）']))
         || (before.ends_with('[') || before.ends_with("[^")) && after.starts_with(']')
         // A numbered label in capitals opening a line: `EDIT 2:`, `UPDATE 3：`.
@@ -1848,7 +1897,15 @@ impl Evidence {
                 }
                 // A name is checked only against evidence in its own script, with some to
                 // check against: `Xinyi` translates `信義`, and a refusal's names are talk.
-                if c.fact.kind == FactKind::Name && !(self.has_tools && self.latin) {
+                // So is a quotation; and a capitalized word in a heading or label is title case.
+                let in_label = clause.is_some_and(|cl| cl.label);
+                if (c.fact.kind == FactKind::Name && (!(self.has_tools && self.latin) || in_label))
+                    || (c.fact.kind == FactKind::Quote
+                        && self.has_tools
+                        && !self.latin
+                        && latin_script(&c.fact.text)
+                        && !in_tools[i])
+                {
                     return Support::Example;
                 }
                 if let Some(q) = &c.quantity {
@@ -2143,12 +2200,24 @@ impl Evidence {
         // A clause that compares like numbers ("$0.80 vs medium's $3") attaches each to
         // an entity it may name for only one of them.
         let clause_text = &analysis.folded[clause.start..clause.end];
-        if several && comparing(clause_text) {
+        if (several && comparing(clause_text)) || computing(clause_text) {
             return Ok(());
         }
-        if best == 0 && !several {
-            // A clause that names nothing of the evidence takes the names its sentence gives
-            // of the question's subject: "atlas-medium-2: input $3, context 100K".
+        // A clause that names nothing of the evidence reads on the record the answer is
+        // speaking of ("atlas-small-2 比较便宜：\n- input：$0.80"), else on the one its
+        // sentence names from the question: "atlas-medium-2: input $3, context 100K".
+        let focused = if best == 0 && !several {
+            self.focus(&like_lines, claim, analysis)
+        } else {
+            None
+        };
+        if let Some(l) = focused {
+            scored = texts
+                .iter()
+                .map(|(t, _)| (*t, usize::from(*t == l)))
+                .collect();
+            best = 1;
+        } else if best == 0 && !several {
             let names: Vec<String> = analysis
                 .claims
                 .iter()
@@ -2303,9 +2372,16 @@ impl Evidence {
         if !keys.iter().flatten().any(|w| input.contains(w.as_str())) {
             return None;
         }
+        // Its sentence and the one before (blank lines are no sentence).
+        let previous = clauses[..claim.clause]
+            .iter()
+            .rev()
+            .map(|c| c.sentence)
+            .find(|s| *s < here.sentence)
+            .unwrap_or(here.sentence);
         let from = clauses
             .iter()
-            .find(|c| c.sentence + 1 >= here.sentence)
+            .find(|c| c.sentence >= previous)
             .map_or(here.start, |c| c.start);
         named_in(&analysis.folded[from..here.start], false)
     }
@@ -2325,6 +2401,9 @@ impl Evidence {
         let Some(clause) = self.checkable_clause(claim, analysis) else {
             return Ok(());
         };
+        if computing(&analysis.folded[clause.start..clause.end]) {
+            return Ok(());
+        }
         let all = self.lines();
         let record = |l: usize| self.record_line(l);
         if !lines.iter().all(|l| record(*l)) {
@@ -2490,6 +2569,15 @@ fn shared(words: &[String], line: &str) -> usize {
         .iter()
         .filter(|w| !w.is_empty() && line.contains(w.as_str()))
         .count()
+}
+
+/// Whether a clause shows a computation (`0.8/3 ≈ 26.7%`, `20 × 12 = 240`): its numbers
+/// are operands, read where the answer says they come from.
+fn computing(clause: &str) -> bool {
+    let b = clause.as_bytes();
+    clause.contains(['≈', '=', '÷', '×'])
+        || (1..b.len().saturating_sub(1))
+            .any(|i| b[i] == b'/' && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit())
 }
 
 /// Whether a clause compares ("vs", "than", "比", "相比").
@@ -3253,6 +3341,29 @@ mod tests {
         assert!(j.iter().all(|(_, ok)| *ok), "{j:?}");
         let j = judged_of(&ev, &analysis("Team 方案有 SSO。审计日志保留 365 天。", ""));
         assert!(j.contains(&("365 天".into(), false)), "{j:?}");
+    }
+
+    #[test]
+    fn the_answers_own_structure_is_no_fact() {
+        let ev = Evidence::new(
+            "订单号：88231\n退款金额：1200 元\n退款方式：原路退回",
+            "订单 88231 退多少钱？",
+            "",
+            Vec::new(),
+        );
+        for answer in [
+            // A CSV header names columns.
+            "order_id,refund_amount,refund_method\n88231,\"RMB 1,200\",original payment method",
+            // Q/A numbering, reaction counts, a title-cased heading between emoji.
+            "Q1：退多少？\nA1：1200 元，原路退回。\n\n🚀 4   👀 2",
+            "⚠️ **Refund Update** ⚠️\n退款 1200 元，原路退回。",
+        ] {
+            let j = judged(&ev, &analysis(answer, "订单 88231 退多少钱？"));
+            assert!(j.iter().all(|(_, ok)| *ok), "{answer}: {j:?}");
+        }
+        // The same names in a statement are still facts.
+        let j = judged(&ev, &analysis("退款 1200 元，退到 refund_wallet_v2。", ""));
+        assert!(j.contains(&("refund_wallet_v2".into(), false)), "{j:?}");
     }
 
     #[test]

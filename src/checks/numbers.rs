@@ -639,6 +639,18 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
                 hours = 0.0;
             }
             end = s.len() - rest.len() + if lower.starts_with("a.m") { 3 } else { 2 };
+        } else if hours < 12.0 {
+            // "1:28 in the afternoon", "7:50 in the evening", "9 at night".
+            let phrase = rest
+                .get(..20.min(rest.len()))
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            if ["in the afternoon", "in the evening", "at night", "tonight"]
+                .iter()
+                .any(|p| phrase.starts_with(p))
+            {
+                hours += 12.0;
+            }
         }
         hours = day_part(&s[..start], hours);
         if hours <= 24.0 && minutes < 60.0 {
@@ -1142,6 +1154,8 @@ mod tests {
         assert!(same("6 USD", "$6"));
         assert!(same("每百万 token 6 美元", "$6 / MTok"));
         assert!(same("6 美金", "$6"));
+        assert!(same("1:28 in the afternoon", "13:28"));
+        assert!(!same("1:28 in the morning", "13:28"));
         assert!(same("500,000 tokens", "500K tokens"));
         assert!(same("50 万 tokens", "500K"));
         assert!(same("RMB 1,200", "1200 元"));
