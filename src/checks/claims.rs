@@ -117,6 +117,11 @@ const EN_AUXILIARY: &[&str] = &[
     "did", "will", "would", "can", "could", "may", "might", "must", "should", "shall", "cannot",
 ];
 
+/// Words whose `'s` is `is` or `has`.
+const EN_S_CONTRACTED: &[&str] = &[
+    "it", "that", "there", "here", "what", "who", "where", "how", "he", "she", "this",
+];
+
 /// Whether a text calls something an example value: the word in lower case (`Example
 /// Cloud` is a name) or its Chinese forms.
 fn names_example(text: &str) -> bool {
@@ -816,9 +821,11 @@ impl Analysis {
             .map(str::to_ascii_lowercase)
             .any(|w| {
                 EN_AUXILIARY.contains(&w.as_str())
-                    || ["'s", "'re", "'ll", "'ve", "'d", "n't", "'m"]
+                    || ["'re", "'ll", "'ve", "'d", "n't", "'m"]
                         .iter()
                         .any(|end| w.len() > end.len() && w.ends_with(end))
+                    // `it's`, not the possessive `project's`.
+                    || w.strip_suffix("'s").is_some_and(|s| EN_S_CONTRACTED.contains(&s))
             });
         if !text.chars().any(is_han) {
             return english;
@@ -1263,13 +1270,20 @@ fn own_list_item(folded: &str, q: &Quantity) -> bool {
 }
 
 /// `1.` / `2)` / `3、` opening a line, `[1]`, `[^1]`, `#1`, `第1`, `第 2 步`, `step 3`, `EDIT 2:`
-/// are numbering, not facts.
+/// are numbering, a log line's `[12:04:31]` a timestamp: not facts.
 fn list_marker(folded: &str, q: &Quantity) -> bool {
+    let before = &folded[..q.start];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    // A log line's timestamp (`[12:04:31] search_docs started`).
+    if q.dim == Dim::Clock
+        && before[line_start..].trim() == "["
+        && folded[q.end..].trim_start().starts_with(']')
+    {
+        return true;
+    }
     if q.dim != Dim::Plain {
         return false;
     }
-    let before = &folded[..q.start];
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let lead = before[line_start..].trim_matches(|c: char| c.is_whitespace() || "#*->".contains(c));
     let after = &folded[q.end..];
     // A line of reaction counts (`👀 1   👍 2`) is decoration.
@@ -1859,7 +1873,10 @@ impl Evidence {
                     } else {
                         // A duration ("after 30 s") or an HTTP status ("a 503", "200 OK")
                         // of the call.
-                        q.dim == Dim::Duration || (integer && (100.0..600.0).contains(&q.raw))
+                        // A zero ("results: 0", "成功返回：0 次") is what came back.
+                        q.dim == Dim::Duration
+                            || (integer && (100.0..600.0).contains(&q.raw))
+                            || (integer && q.raw == 0.0)
                     }
                 });
                 // The topic restated in its own words or quotes ("关于“请求超时的修改方法”").
@@ -1910,6 +1927,43 @@ impl Evidence {
                 }
                 if let Some(q) = &c.quantity {
                     let clause = analysis.clauses.get(c.clause);
+                    let after = analysis.folded[q.end..].trim_start().to_ascii_lowercase();
+                    // "not 100% sure", "不能 100% 确定": a degree, not a fact.
+                    if q.dim == Dim::Percent
+                        && ["sure", "certain", "confident", "确定", "肯定", "保证"]
+                            .iter()
+                            .any(|w| after.starts_with(w))
+                    {
+                        return Support::Example;
+                    }
+                    // An HTTP status with its reason ("→ 200 OK", "503 Service Unavailable")
+                    // is the call's.
+                    if !self.has_tools
+                        && q.dim == Dim::Plain
+                        && (100.0..600.0).contains(&q.raw)
+                        && [
+                            "ok",
+                            "not found",
+                            "forbidden",
+                            "unauthorized",
+                            "service unavailable",
+                            "bad gateway",
+                            "gateway timeout",
+                            "internal server error",
+                        ]
+                        .iter()
+                        .any(|w| after.starts_with(w) || q.word.eq_ignore_ascii_case(w))
+                    {
+                        return Support::Process;
+                    }
+                    // `一` with a measure word outside a statement is the article ("祝您有美好的
+                    // 一天", "稍等一下"), not a count.
+                    if q.raw == 1.0
+                        && q.text(&analysis.folded).starts_with('一')
+                        && clause.is_some_and(|cl| cl.role != Role::Subject)
+                    {
+                        return Support::Example;
+                    }
                     if matches!(q.dim, Dim::Plain | Dim::Duration)
                         && (clause.is_some_and(|cl| cl.hypothetical)
                             || declared.contains(&q.raw.to_bits()))
@@ -3232,6 +3286,15 @@ mod tests {
             // Names without digits used to point, not to answer.
             "The docs search failed. Try `exctl --help` locally, or run the PDF through OCR.",
             "BLOCKED\nThe search tool is not installed here.",
+            // A log of the call, an HTTP status, a zero that came back, an idiom.
+            "```\n[12:04:31] search_docs started\n[12:05:01] search_docs TIMEOUT after 30s\n[12:05:01] results: 0\n```\nNothing retrieved.",
+            "search_docs → 200 OK, but the body was empty.",
+            "The docs tool isn't installed, and I'm not 100% sure what the default is, so I won't guess.",
+            "文档接口超时了，没查到。祝您有美好的一天！",
+            // Service to the user, the risk of a wrong answer, a possessive.
+            "文档服务超时了。稍后再试一次，应该就能给你准话。",
+            "查询超时了。凭印象说太冒险了，万一错了可能会改错配置。",
+            "The docs server refused the connection. Sail over to the project's docs page yourself.",
             // A persona's quoted lines are read as the answer's own clauses.
             "「文件搜尋的法器不在這裡。沒有它，我不敢亂說。」",
         ] {

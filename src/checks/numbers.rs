@@ -623,6 +623,14 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
     {
         let minutes: f64 = s[j + 1..j + 3].parse().unwrap_or(0.0);
         let mut end = j + 3;
+        // Seconds are part of the time (`12:04:31`).
+        if b.get(end) == Some(&b':')
+            && b.get(end + 1).is_some_and(u8::is_ascii_digit)
+            && b.get(end + 2).is_some_and(u8::is_ascii_digit)
+            && !b.get(end + 3).is_some_and(u8::is_ascii_digit)
+        {
+            end += 3;
+        }
         let mut hours = raw;
         let rest = s[end..].trim_start_matches(' ');
         let lower = rest
