@@ -17,15 +17,15 @@ const FLOOR: f64 = 0.95;
 /// they reached so they cannot slip further (README, "Verdicts on wording nobody tuned
 /// for"). Raise an entry when a change lifts it; remove it once the class clears 0.95.
 const BELOW_FLOOR: &[(&str, &str, f64)] = &[
-    ("fresh-1", "added_fact", 0.92),
+    ("fresh-1", "added_fact", 0.93),
     ("fresh-2", "added_fact", 0.94),
-    ("fresh-3", "added_fact", 0.87),
+    ("fresh-3", "added_fact", 0.88),
     ("fresh-3", "refusal", 0.94),
     ("fresh-3", "silent_degradation_precision", 0.94),
     ("fresh-5", "added_fact", 0.88),
     ("fresh-5", "refusal", 0.9),
     ("fresh-5", "silent_degradation_precision", 0.91),
-    ("fresh-6", "added_fact", 0.92),
+    ("fresh-6", "added_fact", 0.94),
     ("fresh-6", "refusal", 0.94),
     ("fresh-6", "silent_degradation_precision", 0.94),
     ("fresh-7", "added_fact", 0.94),

@@ -1025,6 +1025,30 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
         taken.push(m.start(), m.start() + s.len());
         push(&mut out, &mut seen, s, FactKind::Url, None, m.start());
     }
+    // A file path (`~/.exctl/config.yaml`, `/etc/exctl.conf`, `config.toml`) is a key fact.
+    static PATH: OnceLock<Regex> = OnceLock::new();
+    let path = PATH.get_or_init(|| {
+        Regex::new(
+            r"(?:^|[\s`'(\[（「“:：])((?:~|\.{1,2})?/[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+|[A-Za-z0-9_-]+\.(?:ya?ml|json|toml|ini|conf|cfg|env))\b",
+        )
+        .expect("compiles")
+    });
+    for caps in path.captures_iter(folded) {
+        let m = caps.get(1).expect("group");
+        let t = m.as_str().trim_end_matches('.');
+        if overlaps(&taken, m.start(), m.start() + t.len()) {
+            continue;
+        }
+        taken.push(m.start(), m.start() + t.len());
+        push(
+            &mut out,
+            &mut seen,
+            t,
+            FactKind::Identifier,
+            None,
+            m.start(),
+        );
+    }
     for caps in quote_re().captures_iter(folded) {
         let m = caps.get(0).expect("match");
         if overlaps(&taken, m.start(), m.end()) {
@@ -1517,6 +1541,8 @@ struct Index {
     /// The first distinct quantities (by dimension, value and counted word), for
     /// computed facts.
     distinct: Vec<u32>,
+    /// The words the evidence counts (`10 seats`): a number counting one is no price.
+    counted: HashSet<String>,
 }
 
 /// Evidence up to this size is read quantity by quantity (with context checks); larger
@@ -1664,8 +1690,12 @@ impl Evidence {
             let mut dates = Vec::new();
             let mut seen = std::collections::HashSet::new();
             let mut distinct = Vec::new();
+            let mut counted = HashSet::new();
             for (i, (q, _)) in qs.iter().enumerate() {
                 let i = i as u32;
+                if q.dim == Dim::Plain && !q.word.is_empty() {
+                    counted.insert(q.word.clone());
+                }
                 if q.dim == Dim::Date {
                     dates.push(i);
                 } else {
@@ -1685,6 +1715,7 @@ impl Evidence {
                 by_raw,
                 dates,
                 distinct,
+                counted,
             }
         })
     }
@@ -1714,9 +1745,13 @@ impl Evidence {
                 near(&index.by_raw, q.value);
             }
         }
+        let counts = q.dim == Dim::Plain && index.counted.contains(&q.word);
         let mut lines: Vec<usize> = hits
             .into_iter()
-            .filter(|i| q.same_as(&qs[*i as usize].0))
+            .filter(|i| {
+                let e = &qs[*i as usize].0;
+                q.same_as(e) && !(counts && matches!(e.dim, Dim::Money(_)))
+            })
             .map(|i| qs[i as usize].1)
             .collect();
         lines.sort_unstable();
@@ -1956,12 +1991,9 @@ impl Evidence {
                     {
                         return Support::Process;
                     }
-                    // `一` with a measure word outside a statement is the article ("祝您有美好的
-                    // 一天", "稍等一下"), not a count.
-                    if q.raw == 1.0
-                        && q.text(&analysis.folded).starts_with('一')
-                        && clause.is_some_and(|cl| cl.role != Role::Subject)
-                    {
+                    // `一` with a measure word is the article ("祝您有美好的一天", "稍等一下",
+                    // "USD 20 一個月"), not a count.
+                    if q.raw == 1.0 && q.text(&analysis.folded).starts_with('一') {
                         return Support::Example;
                     }
                     if matches!(q.dim, Dim::Plain | Dim::Duration)
@@ -2223,6 +2255,37 @@ impl Evidence {
         if !lines.iter().any(|l| record(*l)) {
             return Ok(());
         }
+        // A clause that names another record by its key attaches `q` to that record, alike
+        // numbers there or not ("Pro also comes with a 99.95% uptime SLA" where 99.95% is
+        // Enterprise's).
+        let clause_text = &analysis.folded[clause.start..clause.end];
+        if lines.iter().all(|l| record(*l)) && !comparing(clause_text) {
+            // Records of an entity: values of their own, several of them (`Train type:
+            // CR400BF` labels one value; a table's header holds none).
+            let mut per_line = vec![0usize; all.len()];
+            for (_, l) in self.quantities() {
+                per_line[*l] += 1;
+            }
+            let keyed: Vec<usize> = (0..all.len())
+                .filter(|l| {
+                    let (s, e) = all[*l];
+                    let line = &self.tools_folded[s..e];
+                    record(*l)
+                        && per_line[*l] >= 1
+                        && (per_line[*l] >= 2 || line.contains([',', ';', '，', '；']))
+                })
+                .collect();
+            if let Some(r) = self.focus_within(&keyed, claim, analysis, true)
+                && !lines.contains(&r)
+            {
+                let (s, e) = all[lines[0]];
+                return Err(format!(
+                    "`{}` is in the evidence on “{}”, not on the record the answer names",
+                    q.text(&analysis.folded).trim(),
+                    self.tools_folded[s..e].trim()
+                ));
+            }
+        }
         let mut like_lines: Vec<usize> = self
             .quantities()
             .iter()
@@ -2253,7 +2316,6 @@ impl Evidence {
         let from_input = |c: &Claim| normalize(&c.fact.text);
         // A clause that compares like numbers ("$0.80 vs medium's $3") attaches each to
         // an entity it may name for only one of them.
-        let clause_text = &analysis.folded[clause.start..clause.end];
         if (several && comparing(clause_text)) || computing(clause_text) {
             return Ok(());
         }
@@ -2344,6 +2406,17 @@ impl Evidence {
     /// 的 input 是 $3。Context window 就 100K"). A key's words count only where no other
     /// candidate's key holds them.
     fn focus(&self, candidates: &[usize], claim: &Claim, analysis: &Analysis) -> Option<usize> {
+        self.focus_within(candidates, claim, analysis, false)
+    }
+
+    /// [`Evidence::focus`], or with `clause_only` the record `claim`'s own clause names.
+    fn focus_within(
+        &self,
+        candidates: &[usize],
+        claim: &Claim,
+        analysis: &Analysis,
+        clause_only: bool,
+    ) -> Option<usize> {
         let all = self.lines();
         let keys: Vec<Vec<String>> = candidates
             .iter()
@@ -2376,10 +2449,20 @@ impl Evidence {
                 ws
             })
             .collect();
+        // A key's word names its record only where no other candidate line holds it
+        // anywhere ("API" keys `Model API:` but is also on Pro's line).
+        let texts: Vec<String> = candidates
+            .iter()
+            .map(|l| {
+                let (s, e) = all[*l];
+                normalize(&self.tools_folded[s..e])
+            })
+            .collect();
         let own = |i: usize, w: &String| {
-            keys.iter()
+            texts
+                .iter()
                 .enumerate()
-                .all(|(j, other)| j == i || !other.contains(w))
+                .all(|(j, other)| j == i || !other.contains(w.as_str()))
         };
         // The candidate named in `text`: the last mention, or the first with `first`.
         let named_in = |text: &str, first: bool| -> Option<usize> {
@@ -2405,8 +2488,24 @@ impl Evidence {
         let clauses = &analysis.clauses;
         let here = clauses.get(claim.clause)?;
         let text = |c: &Clause| &analysis.folded[c.start..c.end];
-        if let Some(l) = named_in(text(here), false) {
+        // In its own clause: the name nearest before it ("Oslo is 7 °C and Lisbon 19 °C"),
+        // else the first after it ("7 °C in Oslo").
+        let at = claim.at.clamp(here.start, here.end);
+        // After it, up to the clause's next number ("19 °C vs Oslo's 7 °C" names Oslo for 7).
+        let until = analysis
+            .claims
+            .iter()
+            .filter(|c| c.quantity.is_some() && c.at > claim.at && c.at < here.end)
+            .map(|c| c.at)
+            .min()
+            .unwrap_or(here.end);
+        if let Some(l) = named_in(&analysis.folded[here.start..at], false)
+            .or_else(|| named_in(&analysis.folded[at..until], true))
+        {
             return Some(l);
+        }
+        if clause_only {
+            return None;
         }
         if let Some(next) = clauses
             .get(claim.clause + 1)
@@ -3427,6 +3526,38 @@ mod tests {
         // The same names in a statement are still facts.
         let j = judged(&ev, &analysis("退款 1200 元，退到 refund_wallet_v2。", ""));
         assert!(j.contains(&("refund_wallet_v2".into(), false)), "{j:?}");
+    }
+
+    #[test]
+    fn a_clause_naming_another_record_attaches_its_number_there() {
+        let ev = Evidence::new(
+            "Free: $0/month, 1 seat\nPro: $20/month per seat, up to 10 seats, 5,000 API calls per day\nEnterprise: contact sales; SSO included; 99.95% uptime SLA",
+            "",
+            "",
+            Vec::new(),
+        );
+        let j = judged(
+            &ev,
+            &analysis(
+                "Pro is $20/month. Pro also comes with a 99.95% uptime SLA.",
+                "",
+            ),
+        );
+        assert!(j.contains(&("99.95%".into(), false)), "{j:?}");
+        let j = judged(
+            &ev,
+            &analysis(
+                "Pro is $20 a seat with 5,000 API calls a day; Enterprise adds a 99.95% SLA.",
+                "",
+            ),
+        );
+        assert!(j.iter().all(|(_, ok)| *ok), "{j:?}");
+        // A count is no price: "up to 20 seats" is not the $20.
+        let j = judged(&ev, &analysis("Pro: $20 per seat, up to 20 seats.", ""));
+        assert!(j.contains(&("20 seats".into(), false)), "{j:?}");
+        // A path is a fact.
+        let a = analysis("The config lives at ~/.exctl/config.yaml by default.", "");
+        assert!(judged(&ev, &a).contains(&("~/.exctl/config.yaml".into(), false)));
     }
 
     #[test]

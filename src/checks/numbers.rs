@@ -98,6 +98,8 @@ impl Quantity {
                 a == b || ((a / 10000 == 0 || b / 10000 == 0) && a % 10000 == b % 10000)
             }
             (Dim::Clock | Dim::Date, _) | (_, Dim::Clock | Dim::Date) => false,
+            // A count of something (`20 个席位`, `10 seats`) is no price or rate.
+            (Dim::Plain, Dim::Money(_)) if counts(&self.word) => false,
             (Dim::Plain, _) | (_, Dim::Plain) => {
                 close(self.raw, other.raw, 0.0) || close(self.value, other.value, 0.0)
             }
@@ -126,6 +128,13 @@ impl Quantity {
         };
         0.5 * 10f64.powi(-i32::from(self.decimals)) * unit
     }
+}
+
+/// Whether a number's word is a Chinese measure word (`20 个席位`, `5 次`): it counts.
+fn counts(word: &str) -> bool {
+    word.trim().starts_with([
+        '个', '位', '人', '名', '次', '张', '份', '件', '条', '家', '台', '座',
+    ])
 }
 
 fn close(a: f64, b: f64, tolerance: f64) -> bool {
