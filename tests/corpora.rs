@@ -20,11 +20,9 @@ const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-1", "added_fact", 0.93),
     ("fresh-2", "added_fact", 0.94),
     ("fresh-3", "added_fact", 0.88),
-    ("fresh-3", "refusal", 0.94),
-    ("fresh-3", "silent_degradation_precision", 0.94),
     ("fresh-5", "added_fact", 0.88),
-    ("fresh-5", "refusal", 0.9),
-    ("fresh-5", "silent_degradation_precision", 0.91),
+    ("fresh-5", "refusal", 0.92),
+    ("fresh-5", "silent_degradation_precision", 0.93),
     ("fresh-6", "added_fact", 0.94),
     ("fresh-6", "refusal", 0.94),
     ("fresh-6", "silent_degradation_precision", 0.94),
@@ -33,7 +31,7 @@ const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-7", "refusal", 0.94),
     ("fresh-7", "silent_degradation_precision", 0.94),
     ("fresh-8", "added_fact", 0.91),
-    ("fresh-9", "added_fact", 0.92),
+    ("fresh-9", "added_fact", 0.94),
 ];
 
 fn floor(corpus: &str, class: &str) -> f64 {

@@ -669,6 +669,48 @@ impl Subject {
         }
         Subject { words }
     }
+
+    /// `text` with the subject's words blanked: a word the question asks about
+    /// ("timeout", "超时") says nothing of the process where it is the subject.
+    fn mask(&self, text: &str) -> String {
+        let chars: Vec<char> = text.chars().collect();
+        let mut keep = vec![true; chars.len()];
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            if c.is_ascii_alphanumeric() {
+                let start = i;
+                while i < chars.len()
+                    && (chars[i].is_ascii_alphanumeric() || matches!(chars[i], '_' | '-'))
+                {
+                    i += 1;
+                }
+                let w: String = chars[start..i]
+                    .iter()
+                    .collect::<String>()
+                    .to_ascii_lowercase();
+                if self.words.contains(&w) {
+                    keep[start..i].iter_mut().for_each(|k| *k = false);
+                }
+                continue;
+            }
+            if is_han(c) && i + 1 < chars.len() && is_han(chars[i + 1]) {
+                let pair: String = chars[i..i + 2].iter().collect();
+                // Content words only: "有没有 SSO" does not make 没有 the subject's.
+                let grammatical = ZH_PREDICATE.iter().any(|m| pair.contains(m));
+                if !grammatical && self.words.contains(&pair) {
+                    keep[i] = false;
+                    keep[i + 1] = false;
+                }
+            }
+            i += 1;
+        }
+        chars
+            .iter()
+            .zip(keep)
+            .map(|(c, k)| if k { *c } else { ' ' })
+            .collect()
+    }
 }
 
 /// Question words that name no subject.
@@ -881,13 +923,17 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
     if hedge && named && !vocab.process_not_self.hit(text, &sp) {
         return Role::Subject;
     }
+    // The process in words other than the question's own ("timeout" when the question
+    // asks how to change the timeout).
+    let masked = subject.mask(text);
+    let msp = spaced(&masked);
     let process = declines
-        || vocab.process.hit(text, &sp)
+        || vocab.process.hit(&masked, &msp)
         || vocab.redirect.hit(text, &sp)
         || vocab
             .failure
             .as_ref()
-            .is_some_and(|ac| ac.is_match(&normalize(text)));
+            .is_some_and(|ac| ac.is_match(&normalize(&masked)));
     if process {
         return Role::Process;
     }
@@ -1390,9 +1436,9 @@ pub struct Evidence {
     derived: std::sync::Mutex<std::collections::HashMap<DeriveKey, Option<String>>>,
 }
 
-type DeriveKey = (Dim, u64, u64, u8, bool, String, bool);
+type DeriveKey = (Dim, u64, u64, u8, bool, String, u8);
 
-fn derive_key(q: &Quantity, ratio: bool) -> DeriveKey {
+fn derive_key(q: &Quantity, ratio: u8) -> DeriveKey {
     (
         q.dim,
         q.value.to_bits(),
@@ -1631,7 +1677,7 @@ impl Evidence {
         let mut wanted: Vec<(DeriveKey, &Quantity)> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for q in analysis.claims.iter().filter_map(|c| c.quantity.as_ref()) {
-            let key = derive_key(q, false);
+            let key = derive_key(q, 0);
             if seen.insert(key.clone()) {
                 wanted.push((key, q));
             }
@@ -2057,7 +2103,7 @@ impl Evidence {
         q: &Quantity,
         claim: &Claim,
         analysis: &'a Analysis,
-        periods: &std::cell::RefCell<HashMap<usize, bool>>,
+        periods: &std::cell::RefCell<HashMap<usize, (bool, bool)>>,
         named: &'a OnceLock<Vec<&'a Quantity>>,
     ) -> Support {
         let evidence = self.quantities();
@@ -2067,7 +2113,7 @@ impl Evidence {
                 .stated
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .get(&derive_key(q, false))
+                .get(&derive_key(q, 0))
                 .copied()
                 .unwrap_or(false);
             if stated {
@@ -2102,7 +2148,7 @@ impl Evidence {
         let sentence = analysis.clauses.get(claim.clause).map(|c| c.sentence);
         // Once per sentence, not per number: a sentence may be the whole answer.
         let known_period = sentence.and_then(|s| periods.borrow().get(&s).copied());
-        let period = known_period.unwrap_or_else(|| {
+        let (period, cue) = known_period.unwrap_or_else(|| {
             let mut in_sentence = analysis
                 .clauses
                 .iter()
@@ -2114,14 +2160,27 @@ impl Evidence {
                 .or(first)
                 .map_or(q.end, |o| o.end.max(q.end));
             let t = around(from, to).to_ascii_lowercase();
-            PERIODS.iter().any(|w| t.contains(w))
+            let sp = spaced(&t);
+            (
+                PERIODS.iter().any(|w| t.contains(w)),
+                COMPUTING.iter().any(|w| {
+                    if w.is_ascii() {
+                        sp.contains(&format!(" {w}"))
+                    } else {
+                        t.contains(w)
+                    }
+                }) || computing(&t),
+            )
         });
         if let Some(s) = sentence {
-            periods.borrow_mut().insert(s, period);
+            periods.borrow_mut().insert(s, (period, cue));
         }
         let ratio = after.trim_start().starts_with(['倍', 'x', '×'])
             || after.trim_start().starts_with("times");
-        let key = derive_key(q, ratio || period);
+        let key = derive_key(
+            q,
+            u8::from(ratio) | (u8::from(period) << 1) | (u8::from(cue) << 2),
+        );
         let known = self
             .derived
             .lock()
@@ -2155,7 +2214,7 @@ impl Evidence {
                 let near = near[line_from..line_to].to_ascii_lowercase();
                 PERIODS.iter().any(|w| near.contains(w))
             };
-            let how = derive(q, &pool, ratio, period, &per_period);
+            let how = derive(q, &pool, ratio, period, cue, &per_period);
             self.derived
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
@@ -2830,6 +2889,72 @@ fn implied_unit(text: &str, mut q: Quantity) -> Quantity {
 /// Constants of plain conversions of a rate: months a year, days a week, hours a day, …
 const CONSTANTS: [f64; 5] = [12.0, 7.0, 24.0, 365.0, 52.0];
 
+/// Words that compare or add (a difference or sum of prices needs one).
+const COMPUTING: &[&str] = &[
+    "differ",
+    "difference",
+    "cheaper",
+    "pricier",
+    "expensive",
+    "more",
+    "less",
+    "fewer",
+    "warmer",
+    "colder",
+    "cooler",
+    "hotter",
+    "higher",
+    "lower",
+    "than",
+    "by",
+    "apart",
+    "minus",
+    "plus",
+    "total",
+    "combined",
+    "altogether",
+    "sum",
+    "save",
+    "saves",
+    "saving",
+    "extra",
+    "longer",
+    "shorter",
+    "gap",
+    "between",
+    "vs",
+    "over",
+    "under",
+    "margin",
+    "差",
+    "便宜",
+    "平",
+    "贵",
+    "多",
+    "少",
+    "高",
+    "低",
+    "暖",
+    "冷",
+    "热",
+    "凉",
+    "合计",
+    "总共",
+    "一共",
+    "共",
+    "加",
+    "减",
+    "省",
+    "比",
+    "超出",
+    "之后",
+    "长",
+    "短",
+    "间隔",
+    "相隔",
+    "再",
+];
+
 /// Words naming a period, for rates converted by [`CONSTANTS`].
 const PERIODS: &[&str] = &[
     "year", "annual", "month", "week", "day", "daily", "hour", "/mo", "/yr", "年", "月", "周",
@@ -2843,6 +2968,7 @@ fn derive(
     distinct: &[&Quantity],
     ratio: bool,
     period: bool,
+    cue: bool,
     per_period: &dyn Fn(&Quantity) -> bool,
 ) -> Option<String> {
     // The evidence quantities a computation giving `q` could start from.
@@ -2853,7 +2979,9 @@ fn derive(
         ),
         Dim::Duration => matches!(e.dim, Dim::Duration | Dim::Clock),
         Dim::Percent => e.dim != Dim::Date && e.dim != Dim::Clock,
-        Dim::Plain => ratio || e.dim == Dim::Plain,
+        // A bare number a sentence computes in words ("19 minus 7 is 12") may come from
+        // any like pair.
+        Dim::Plain => ratio || e.dim == Dim::Plain || (cue && q.word.is_empty()),
         d => e.dim == d,
     };
     let pool: Vec<&Quantity> = distinct.iter().copied().filter(|e| relevant(e)).collect();
@@ -2867,8 +2995,12 @@ fn derive(
     };
     for (i, a) in pool.iter().enumerate() {
         for b in pool.iter().skip(i + 1) {
-            // Differences and sums of like quantities: `12 °C` warmer, `5 h 23 min` apart.
-            if same_kind(a, b) && same_kind(q, a)
+            // Differences and sums of like quantities, where the sentence says it compares or
+            // adds: `12 °C` warmer, `5 h 23 min` apart ("output 是 $12" is no difference).
+            // Prices are where a list's numbers differ by chance, so money needs the cue.
+            let bare = cue && q.dim == Dim::Plain && q.word.is_empty() && a.dim != Dim::Plain;
+            let money = matches!(q.dim, Dim::Money(_));
+            if same_kind(a, b) && ((same_kind(q, a) && (cue || !money)) || bare)
                 || (a.dim == Dim::Clock && b.dim == Dim::Clock && q.dim == Dim::Duration)
             {
                 let scale = if a.dim == Dim::Clock { 60.0 } else { 1.0 };
@@ -3558,6 +3690,48 @@ mod tests {
         // A path is a fact.
         let a = analysis("The config lives at ~/.exctl/config.yaml by default.", "");
         assert!(judged(&ev, &a).contains(&("~/.exctl/config.yaml".into(), false)));
+    }
+
+    #[test]
+    fn the_questions_own_words_are_no_talk_of_the_process() {
+        let input = "How do I change the request timeout in exctl, and what's the default?";
+        // "timeout" is what was asked about: the answer states it, after a failure too.
+        assert!(asserts(
+            "Default request timeout is 60 seconds; set `timeout: 120s`.",
+            input
+        ));
+        assert!(!asserts(
+            "The docs search timed out, so I can't tell you the default.",
+            input
+        ));
+        // Guessing why the call failed is talk of the call.
+        assert!(!asserts(
+            "订单查询返回为空。可能是订单号有误，也可能是系统还没同步，我现在没法告诉你。",
+            "订单 88231 退多少钱？"
+        ));
+    }
+
+    #[test]
+    fn a_price_difference_needs_the_answer_to_compare() {
+        let ev = Evidence::new(
+            "| model | input | output |\n| atlas-medium-2 | $3 | $15 |\n| atlas-small-2 | $0.80 | $4 |",
+            "",
+            "",
+            Vec::new(),
+        );
+        let j = judged(
+            &ev,
+            &analysis("atlas-medium-2: input $3, output $12/MTok.", ""),
+        );
+        assert!(j.contains(&("$12".into(), false)), "{j:?}");
+        let j = judged(
+            &ev,
+            &analysis("Output is $11 cheaper on small ($4 vs $15).", ""),
+        );
+        assert!(j.iter().all(|(_, ok)| *ok), "{j:?}");
+        let ev = Evidence::new("Oslo: 7 °C\nLisbon: 19 °C", "", "", Vec::new());
+        let j = judged(&ev, &analysis("19 minus 7 is 12, so Lisbon is warmer.", ""));
+        assert!(j.iter().all(|(_, ok)| *ok), "{j:?}");
     }
 
     #[test]
