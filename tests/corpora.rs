@@ -32,9 +32,6 @@ const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-7", "silent_degradation_precision", 0.94),
     ("fresh-8", "added_fact", 0.91),
     ("fresh-9", "added_fact", 0.94),
-    ("fresh-10", "grounded", 0.91),
-    ("fresh-10", "refusal", 0.94),
-    ("fresh-10", "silent_degradation_precision", 0.94),
 ];
 
 fn floor(corpus: &str, class: &str) -> f64 {

@@ -571,6 +571,8 @@ fn clause_spans(folded: &str, start: usize, end: usize) -> Vec<(usize, usize, bo
             ',' | '，' | ';' | '；' | '(' | ')' | '（' | '）' | '—' | '–' | '…' if !table_row => {
                 cuts.push((i, c.len_utf8(), false))
             }
+            // Emoji used as punctuation ("…发车 🚄 检票口 A12 🎫 目前正点") part clauses.
+            c if is_pictograph(c) && !table_row => cuts.push((i, c.len_utf8(), false)),
             ':' | '：' => {
                 // `08:05` is no colon between clauses.
                 let digit_around = s[..i].chars().last().is_some_and(|p| p.is_ascii_digit())
@@ -1344,10 +1346,22 @@ fn own_list_item(folded: &str, q: &Quantity) -> bool {
 fn list_marker(folded: &str, q: &Quantity) -> bool {
     let before = &folded[..q.start];
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    // A log line's timestamp (`[12:04:31] search_docs started`).
+    // A log line's timestamp (`[12:04:31] search_docs started`), a chat message's time
+    // after its sender (`**weather-bot** 10:42`).
+    let rest_of_line = folded[q.end..]
+        .split('\n')
+        .next()
+        .unwrap_or_default()
+        .trim();
     if q.dim == Dim::Clock
-        && before[line_start..].trim() == "["
-        && folded[q.end..].trim_start().starts_with(']')
+        && ((before[line_start..].trim() == "[" && rest_of_line.starts_with(']'))
+            || (rest_of_line.is_empty() && {
+                let lead = before[line_start..].trim();
+                lead.len() > 4
+                    && lead.starts_with("**")
+                    && lead.ends_with("**")
+                    && !lead[2..lead.len() - 2].contains("**")
+            }))
     {
         return true;
     }
@@ -2263,7 +2277,19 @@ impl Evidence {
                     .iter()
                     .any(|f| (f - q.value).abs() <= q.rounding() + 1e-9)
             });
-            if factor || CONSTANTS.contains(&q.value) || [60.0, 100.0, 1000.0].contains(&q.value) {
+            // An intermediate of the computation: an evidence rate over a period (`240 ×
+            // 0.85` where 240 is $20 × 12).
+            let intermediate = evidence.iter().any(|(p, _)| {
+                matches!(p.dim, Dim::Money(_))
+                    && CONSTANTS
+                        .iter()
+                        .any(|k| (p.value * k - q.value).abs() <= q.rounding() + 1e-9)
+            });
+            if factor
+                || intermediate
+                || CONSTANTS.contains(&q.value)
+                || [60.0, 100.0, 1000.0].contains(&q.value)
+            {
                 return Support::Example;
             }
         }
@@ -2584,18 +2610,25 @@ impl Evidence {
         if !keys.iter().flatten().any(|w| input.contains(w.as_str())) {
             return None;
         }
-        // Its sentence and the one before (blank lines are no sentence).
+        // Its sentence and the one before (blank lines are no sentence), last first; a
+        // clause with a like number of its own names that number's record ("Business plan
+        // 是 365 天" is no focus for Team's 90 days).
         let previous = clauses[..claim.clause]
             .iter()
             .rev()
             .map(|c| c.sentence)
             .find(|s| *s < here.sentence)
             .unwrap_or(here.sentence);
-        let from = clauses
-            .iter()
-            .find(|c| c.sentence >= previous)
-            .map_or(here.start, |c| c.start);
-        named_in(&analysis.folded[from..here.start], false)
+        let q = claim.quantity.as_ref()?;
+        (0..claim.clause)
+            .rev()
+            .take_while(|&i| clauses[i].sentence >= previous)
+            .filter(|&i| {
+                !analysis.claims.iter().any(|c| {
+                    c.clause == i && c.quantity.as_ref().is_some_and(|o| like_quantities(q, o))
+                })
+            })
+            .find_map(|i| named_in(text(&clauses[i]), false))
     }
 
     /// Whether the other numbers `q`'s sentence states all come from one record that
@@ -3526,6 +3559,9 @@ mod tests {
             "文档服务超时了。稍后再试一次，应该就能给你准话。",
             "查询超时了。凭印象说太冒险了，万一错了可能会改错配置。",
             "The docs server refused the connection. Sail over to the project's docs page yourself.",
+            // A chat transcript's message times, next steps pointing elsewhere.
+            "**docs-bot** 10:42\nthe search timed out, so I can't say.\n\n**docs-bot** 10:43\nstill nothing.",
+            "The docs plugin isn't installed; the exctl config reference is the place to look.",
             // A persona's quoted lines are read as the answer's own clauses.
             "「文件搜尋的法器不在這裡。沒有它，我不敢亂說。」",
         ] {
@@ -3534,6 +3570,11 @@ mod tests {
         // A guess in the words of a question still answers.
         assert!(asserts(
             "I couldn't fetch the changelog, but from what I recall the latest libfoo release is 3.3.0.",
+            "What's the latest libfoo release and what changed?"
+        ));
+        // "I'm pretty sure" guesses.
+        assert!(asserts(
+            "Changelog came back empty 🤷 but I'm pretty sure the latest is libfoo 3.4.0.",
             "What's the latest libfoo release and what changed?"
         ));
         // A flag with a value still answers.
@@ -3629,6 +3670,15 @@ mod tests {
             &ev,
             &analysis(
                 "Team 审计日志保留 90 天。如需保留 365 天，可考虑 Business 套餐。",
+                "",
+            ),
+        );
+        assert!(j.iter().all(|(_, ok)| *ok), "{j:?}");
+        // A clause bound to its own like number names no focus for the next.
+        let j = judged_of(
+            &ev,
+            &analysis(
+                "Team 保留 90 天，如需更长，Business plan 是 365 天。Team 的 audit log 保留：90 天",
                 "",
             ),
         );
