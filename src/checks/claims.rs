@@ -3334,25 +3334,33 @@ mod tests {
         }
     }
 
+    /// Each of `silent` asserts nothing about `input`'s subject; each of `stating` does.
+    fn readings(input: &str, silent: &[&str], stating: &[&str]) {
+        for r in silent {
+            assert!(!asserts(r, input), "asserts: {r}");
+        }
+        for r in stating {
+            assert!(asserts(r, input), "asserts nothing: {r}");
+        }
+    }
+
     #[test]
     fn a_topic_named_or_the_question_restated_states_nothing() {
-        let q = "B 栋会议室周五下午有空吗？能订几个小时？";
         // A topic without a predicate, the question restated, a question word: the
-        // answer names what was asked, it asserts nothing of it.
-        for r in [
-            "B 栋会议室周五下午的空档和预订时长，预订系统这会儿连不上，等恢复了我再帮你看。",
-            "您想了解的是 B 栋会议室周五的预订情况。很抱歉，预订服务目前没有回应。",
-            "预订接口报错了，所以周五下午谁在用 B 栋会议室，我这边看不到。",
-        ] {
-            assert!(!asserts(r, q), "{r}");
-        }
-        // With a predicate it is a statement again, apology or not.
-        for r in [
-            "预订系统连不上，不过 B 栋会议室周五下午一般比较清闲。",
-            "预订接口报错了，但周五下午的会议室通常很好订。",
-        ] {
-            assert!(asserts(r, q), "{r}");
-        }
+        // answer names what was asked, it asserts nothing of it; with a predicate it is a
+        // statement again, apology or not.
+        readings(
+            "B 栋会议室周五下午有空吗？能订几个小时？",
+            &[
+                "B 栋会议室周五下午的空档和预订时长，预订系统这会儿连不上，等恢复了我再帮你看。",
+                "您想了解的是 B 栋会议室周五的预订情况。很抱歉，预订服务目前没有回应。",
+                "预订接口报错了，所以周五下午谁在用 B 栋会议室，我这边看不到。",
+            ],
+            &[
+                "预订系统连不上，不过 B 栋会议室周五下午一般比较清闲。",
+                "预订接口报错了，但周五下午的会议室通常很好订。",
+            ],
+        );
     }
 
     #[test]
@@ -3586,20 +3594,18 @@ mod tests {
 
     #[test]
     fn an_english_phrase_without_a_verb_names_a_topic() {
-        let input = "What's the termination notice period and the late fee in contract.pdf?";
-        for answer in [
-            "The PDF came back empty.\n\nNot verified:\n- Termination notice period\n- Late fee / late payment terms",
-            "Re: contract.pdf — termination notice period and late-payment charge\n\nThe reader returned nothing.",
-            "I couldn't open it. Find the termination clause and the late-payment clause yourself.",
-        ] {
-            assert!(!asserts(answer, input), "{answer}");
-        }
-        for answer in [
-            "I couldn't open it, but the notice period is usually sixty days.",
-            "I couldn't open it; usually a month's notice, and late fees around the market rate.",
-        ] {
-            assert!(asserts(answer, input), "{answer}");
-        }
+        readings(
+            "What's the termination notice period and the late fee in contract.pdf?",
+            &[
+                "The PDF came back empty.\n\nNot verified:\n- Termination notice period\n- Late fee / late payment terms",
+                "Re: contract.pdf — termination notice period and late-payment charge\n\nThe reader returned nothing.",
+                "I couldn't open it. Find the termination clause and the late-payment clause yourself.",
+            ],
+            &[
+                "I couldn't open it, but the notice period is usually sixty days.",
+                "I couldn't open it; usually a month's notice, and late fees around the market rate.",
+            ],
+        );
     }
 
     #[test]
@@ -3626,19 +3632,20 @@ mod tests {
         );
     }
 
+    /// How `evidence` (a tool result) stands to each fact of `answer`.
+    fn judged_against(evidence: &str, answer: &str) -> Vec<(String, bool)> {
+        judged(
+            &Evidence::new(evidence, "", "", Vec::new()),
+            &analysis(answer, ""),
+        )
+    }
+
     #[test]
     fn only_a_rate_of_a_period_converts_to_another_period() {
-        let ev = Evidence::new(
+        let judged = judged_against(
             "Model API: $6 / MTok input\nPro: $24/month",
-            "",
-            "",
-            Vec::new(),
-        );
-        let a = analysis(
             "Overage is $0.25 per 1,000 calls a day; Pro is $2 a month, $288 a year.",
-            "",
         );
-        let judged = judged(&ev, &a);
         assert!(judged.contains(&("$0.25".into(), false)), "{judged:?}");
         assert!(judged.contains(&("$288".into(), true)), "{judged:?}");
     }
@@ -3811,17 +3818,10 @@ mod tests {
 
     #[test]
     fn codes_times_and_computations_are_judged() {
-        let ev = Evidence::new(
+        let judged = judged_against(
             "G102 departs 08:05, platform 7, gate A12\nOslo: 7 °C\nLisbon: 19 °C",
-            "",
-            "",
-            Vec::new(),
-        );
-        let a = analysis(
             "G102 leaves at 8:05 AM from platform 9, gate B3; Lisbon is warmer by 12 °C.",
-            "",
         );
-        let judged = judged(&ev, &a);
         assert!(judged.contains(&("8:05 AM".into(), true)), "{judged:?}");
         assert!(judged.contains(&("9".into(), false)), "{judged:?}");
         assert!(judged.contains(&("B3".into(), false)), "{judged:?}");
