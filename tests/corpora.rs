@@ -32,6 +32,10 @@ const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-7", "silent_degradation_precision", 0.94),
     ("fresh-8", "added_fact", 0.91),
     ("fresh-9", "added_fact", 0.94),
+    ("fresh-11", "added_fact", 0.89),
+    ("fresh-11", "grounded", 0.92),
+    ("fresh-11", "refusal", 0.92),
+    ("fresh-11", "silent_degradation_precision", 0.93),
 ];
 
 fn floor(corpus: &str, class: &str) -> f64 {
