@@ -1218,6 +1218,8 @@ pub struct Evidence {
     quantities: OnceLock<Vec<(Quantity, usize)>>,
     index: OnceLock<Index>,
     lines: OnceLock<Vec<(usize, usize)>>,
+    /// Which lines are records ([`is_record`]), read once.
+    records: OnceLock<Vec<bool>>,
     /// For evidence over [`FULL_SCAN`]: the answer's quantities some tool result states,
     /// found in one pass over the evidence for the ways each could be written.
     stated: std::sync::Mutex<std::collections::HashMap<DeriveKey, bool>>,
@@ -1409,6 +1411,7 @@ impl Evidence {
             quantities: OnceLock::new(),
             index: OnceLock::new(),
             lines: OnceLock::new(),
+            records: OnceLock::new(),
             derived: Default::default(),
             stated: Default::default(),
         }
@@ -1949,8 +1952,13 @@ impl Evidence {
 
     /// Whether evidence line `l` is a record (see [`is_record`]).
     fn record_line(&self, l: usize) -> bool {
-        let (s, e) = self.lines()[l];
-        is_record(&self.tools_folded[s..e])
+        let records = self.records.get_or_init(|| {
+            self.lines()
+                .iter()
+                .map(|&(s, e)| is_record(&self.tools_folded[s..e]))
+                .collect()
+        });
+        records[l]
     }
 
     /// Whether a number found on `lines` of the evidence is attached there to what the
@@ -2519,11 +2527,16 @@ fn search_while(
     mut wanted: impl FnMut(usize) -> bool,
     hit: &mut impl FnMut(usize, usize, usize) -> bool,
 ) {
-    let lower: std::borrow::Cow<'_, [u8]> = if hay.bytes().any(|b| b.is_ascii_uppercase()) {
-        std::borrow::Cow::Owned(hay.as_bytes().to_ascii_lowercase())
-    } else {
-        std::borrow::Cow::Borrowed(hay.as_bytes())
-    };
+    // Patterns without letters (numbers as written) match the text as it is.
+    let letters = patterns
+        .iter()
+        .any(|p| p.bytes().any(|b| b.is_ascii_alphabetic()));
+    let lower: std::borrow::Cow<'_, [u8]> =
+        if letters && hay.bytes().any(|b| b.is_ascii_uppercase()) {
+            std::borrow::Cow::Owned(hay.as_bytes().to_ascii_lowercase())
+        } else {
+            std::borrow::Cow::Borrowed(hay.as_bytes())
+        };
     for (i, p) in patterns.iter().enumerate() {
         if p.is_empty() || !wanted(i) {
             continue;
@@ -2598,32 +2611,9 @@ fn found_folded(keys: &[String], haystack: &str) -> Vec<bool> {
     out
 }
 
-/// Which of `keys` (normalized) occur whole in the normalized `haystack`, in one pass.
+/// Which of `keys` (normalized) occur whole in the normalized `haystack`.
 fn found(keys: &[String], haystack: &str) -> Vec<bool> {
-    let mut out = vec![false; keys.len()];
-    let wanted: Vec<(usize, &str)> = keys
-        .iter()
-        .enumerate()
-        .filter(|(_, k)| !k.is_empty())
-        .map(|(i, k)| (i, k.as_str()))
-        .collect();
-    if wanted.is_empty() || haystack.is_empty() {
-        return out;
-    }
-    // A contiguous NFA: built for every answer, so building a DFA (the default for few
-    // keys) costs more than it saves on the short input and process texts.
-    let Ok(ac) = AhoCorasick::builder()
-        .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
-        .build(wanted.iter().map(|(_, k)| *k))
-    else {
-        return out;
-    };
-    for m in ac.find_overlapping_iter(haystack) {
-        if crate::text::whole(haystack, m.start(), m.len()) {
-            out[wanted[m.pattern().as_usize()].0] = true;
-        }
-    }
-    out
+    super::lookup::found_whole(keys, haystack)
 }
 
 #[cfg(test)]

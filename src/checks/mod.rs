@@ -10,6 +10,7 @@ pub mod claims;
 mod facts;
 mod failure;
 mod grounding;
+mod lookup;
 pub mod numbers;
 mod output;
 pub mod refusal;
