@@ -2520,34 +2520,15 @@ fn search_until_done(
 }
 
 /// [`search_until_done`], asking `wanted(pattern)` before each pattern's pass (a pattern
-/// whose quantities were all found by another spelling is skipped).
+/// whose quantities were all found by another spelling is skipped): one pass over large
+/// evidence for all of them ([`super::multisearch`]).
 fn search_while(
     hay: &str,
     patterns: &[String],
-    mut wanted: impl FnMut(usize) -> bool,
+    wanted: impl FnMut(usize) -> bool,
     hit: &mut impl FnMut(usize, usize, usize) -> bool,
 ) {
-    // Patterns without letters (numbers as written) match the text as it is.
-    let letters = patterns
-        .iter()
-        .any(|p| p.bytes().any(|b| b.is_ascii_alphabetic()));
-    let lower: std::borrow::Cow<'_, [u8]> =
-        if letters && hay.bytes().any(|b| b.is_ascii_uppercase()) {
-            std::borrow::Cow::Owned(hay.as_bytes().to_ascii_lowercase())
-        } else {
-            std::borrow::Cow::Borrowed(hay.as_bytes())
-        };
-    for (i, p) in patterns.iter().enumerate() {
-        if p.is_empty() || !wanted(i) {
-            continue;
-        }
-        let needle = p.to_ascii_lowercase();
-        for at in memchr::memmem::find_iter(&lower, needle.as_bytes()) {
-            if hit(i, at, at + needle.len()) {
-                break;
-            }
-        }
-    }
+    super::multisearch::search_while(hay, patterns, wanted, hit);
 }
 
 /// Which of `keys` (folded facts without spaces) occur in the folded `haystack`, ASCII

@@ -11,6 +11,7 @@ mod facts;
 mod failure;
 mod grounding;
 mod lookup;
+mod multisearch;
 pub mod numbers;
 mod output;
 pub mod refusal;
