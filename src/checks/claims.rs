@@ -55,6 +55,10 @@ pub struct Clause {
     /// It opens on the topic ("关于“…”", "regarding"): what it quotes or names is the
     /// question's topic restated.
     pub topic: bool,
+    /// It holds a hedge ("usually", "一般"): a guess is a statement even without a verb.
+    pub hedged: bool,
+    /// It is a heading or a label before a colon.
+    pub label: bool,
 }
 
 /// One key fact of the answer.
@@ -106,6 +110,18 @@ const ZH_PREDICATE: &[&str] = &[
     "只", "才", "已", "了", "过", "着", "得", "约", "左右", "之间", "以上", "以下", "不", "别",
 ];
 
+/// English auxiliaries, copulas and modals: a clause with none names or points (a closed
+/// class; verbs are open).
+const EN_AUXILIARY: &[&str] = &[
+    "is", "are", "was", "were", "be", "been", "being", "am", "has", "have", "had", "do", "does",
+    "did", "will", "would", "can", "could", "may", "might", "must", "should", "shall", "cannot",
+];
+
+/// Words whose `'s` is `is` or `has`.
+const EN_S_CONTRACTED: &[&str] = &[
+    "it", "that", "there", "here", "what", "who", "where", "how", "he", "she", "this",
+];
+
 /// Whether a text calls something an example value: the word in lower case (`Example
 /// Cloud` is a name) or its Chinese forms.
 fn names_example(text: &str) -> bool {
@@ -125,6 +141,11 @@ const ZH_NOMINAL: &[&str] = &[
 
 /// Characters that make a Chinese bigram a function word rather than a name.
 const ZH_FUNCTION: &str = "的了吗呢吧么嘛啊呀哦是和与跟及或请问几多少哪怎什这那个些";
+
+/// Emoji and pictographs (`👍`, `🚀`, `⚠`).
+fn is_pictograph(c: char) -> bool {
+    matches!(c, '\u{1F300}'..='\u{1FAFF}' | '\u{2600}'..='\u{27BF}' | '\u{1F000}'..='\u{1F2FF}')
+}
 
 fn is_han(c: char) -> bool {
     ('\u{4E00}'..='\u{9FFF}').contains(&c) || ('\u{3400}'..='\u{4DBF}').contains(&c)
@@ -339,9 +360,27 @@ fn normalized_matcher(list: &[String]) -> Option<AhoCorasick> {
     (!phrases.is_empty()).then(|| AhoCorasick::new(phrases).expect("lexicon compiles"))
 }
 
-const FIRST_PERSON: [&str; 15] = [
-    "i", "i'm", "i've", "i'll", "i'd", "me", "my", "we", "we're", "we've", "we'll", "us", "our",
-    "我", "咱",
+const FIRST_PERSON: [&str; 20] = [
+    "i",
+    "i'm",
+    "i've",
+    "i'll",
+    "i'd",
+    "me",
+    "my",
+    "we",
+    "we're",
+    "we've",
+    "we'll",
+    "us",
+    "our",
+    "我",
+    "咱",
+    "本人",
+    "本助理",
+    "本服务",
+    "我方",
+    "this assistant",
 ];
 
 /// The vocabularies of a lexicon, built once per lexicon.
@@ -422,7 +461,7 @@ fn quote_re() -> &'static Regex {
 const COMMON_ACRONYMS: &[&str] = &[
     "I", "OK", "AM", "PM", "FYI", "TL", "DR", "PS", "ETA", "FAQ", "TBD", "NB", "ASAP", "AI", "LLM",
     "ID", "IDS", "URL", "API", "APP", "PDF", "JSON", "YAML", "HTTP", "HTTPS", "CLI", "UI", "IT",
-    "A", "NO", "YES",
+    "A", "NO", "YES", "CI", "CD", "OS", "SDK",
 ];
 
 /// Whether a token is a key fact: it mixes letters and digits (`G102`, `A12`, `v3`),
@@ -453,9 +492,15 @@ fn sentence_breaks(folded: &str) -> Vec<(usize, usize)> {
         let end_here = match c {
             // A semicolon joins parallel clauses of one sentence ("Team 有 SSO；日志保留 90 天").
             '\n' | '!' | '?' | '。' | '！' | '？' => true,
+            // Not after an abbreviation: `e.g.`, `vs.`, `approx.`.
             '.' => {
+                let word = folded[..i]
+                    .rsplit(|c: char| !c.is_ascii_alphabetic() && c != '.')
+                    .next()
+                    .unwrap_or_default()
+                    .to_ascii_lowercase();
                 b.get(i + 1).is_none_or(|n| n.is_ascii_whitespace())
-                    && !(i >= 1 && b[i - 1] == b'g' && i >= 2 && b[i - 2] == b'.')
+                    && !["e.g", "i.e", "vs", "approx", "cf", "incl"].contains(&word.as_str())
             }
             _ => false,
         };
@@ -652,8 +697,11 @@ impl Analysis {
         let mut clauses = Vec::new();
         for (n, (s, e)) in sentence_breaks(&folded).into_iter().enumerate() {
             let sentence = &folded[s..e];
+            // Emoji around a bold line ("⚠️ **Security update** ⚠️") leave it a heading.
+            let bare = sentence
+                .trim_matches(|c: char| c.is_whitespace() || is_pictograph(c) || c == '\u{fe0f}');
             let heading = sentence.trim_start().starts_with('#')
-                || (sentence.trim().starts_with("**") && sentence.trim().ends_with("**"));
+                || (bare.starts_with("**") && bare.ends_with("**"));
             // What follows a label that speaks of the process ("things you could try:")
             // speaks of it too.
             let mut under_process_label = false;
@@ -687,12 +735,13 @@ impl Analysis {
                     Role::Process
                 } else if let Some(host) = clauses
                     .last()
-                    .filter(|h: &&Clause| paren && h.sentence == n)
+                    .filter(|h: &&Clause| (paren || relative(text)) && h.sentence == n)
                     .map(|h| h.role)
                     .filter(|r| matches!(r, Role::Question | Role::Process))
                 {
-                    // An aside takes the role of what it is an aside to: "want me to list
-                    // what to check (seats, API limits)?" asks, it does not state.
+                    // An aside or a relative clause takes the role of what it qualifies:
+                    // "want me to list what to check (seats, API limits)?" asks, "check the
+                    // app, which usually shows the status" points.
                     host
                 } else {
                     own
@@ -700,7 +749,13 @@ impl Analysis {
                 // A supposition opening a clause ("For example, 停 3 小时…") holds for the
                 // rest of its sentence; one inside a clause ("…kick in if …") for that clause.
                 let sp = spaced(text);
-                supposing |= vocab.supposition.starts(&sp, text);
+                // A label "Example:" / "例：" opens one too.
+                let example_label = colon
+                    && matches!(
+                        sp.trim_matches(|c: char| !c.is_ascii_alphanumeric()),
+                        "example" | "examples" | "e g"
+                    );
+                supposing |= vocab.supposition.starts(&sp, text) || example_label;
                 let hypothetical = supposing || vocab.supposition.hit(text, &sp);
                 clauses.push(Clause {
                     start: cs,
@@ -710,6 +765,8 @@ impl Analysis {
                     hypothetical,
                     redirect: vocab.redirect.hit(read, &spaced(read)),
                     topic: vocab.topic.starts(&sp, text),
+                    hedged: vocab.hedge.hit(text, &sp),
+                    label: heading || colon,
                 });
             }
         }
@@ -749,19 +806,35 @@ impl Analysis {
 
     /// Whether clause `i` has a predicate: a Chinese clause with no copula, verb of
     /// comparison, modal or adverb of degree or frequency names a topic
-    /// ("信义店的周末营业时间跟停车规定", "版本号和更新亮点"); it states nothing of it.
-    /// Other scripts are taken to predicate (their topics are caught as questions, labels
-    /// and topic openers).
+    /// ("信义店的周末营业时间跟停车规定", "版本号和更新亮点"), and an English one with no
+    /// auxiliary, copula or modal names one too ("Late fee / late payment terms", "the
+    /// notice period required for termination") or points ("find the termination
+    /// clause"): it states nothing of it. A hedged clause guesses, verb or not.
     pub fn predicates(&self, i: usize) -> bool {
         let text = self.clause_text(i);
-        if !text.chars().any(is_han) {
+        if self.clauses[i].hedged {
             return true;
         }
-        let mut plain = blank_code(text);
+        let plain = blank_code(text);
+        let english = plain
+            .split(|c: char| !(c.is_ascii_alphabetic() || c == '\''))
+            .map(str::to_ascii_lowercase)
+            .any(|w| {
+                EN_AUXILIARY.contains(&w.as_str())
+                    || ["'re", "'ll", "'ve", "'d", "n't", "'m"]
+                        .iter()
+                        .any(|end| w.len() > end.len() && w.ends_with(end))
+                    // `it's`, not the possessive `project's`.
+                    || w.strip_suffix("'s").is_some_and(|s| EN_S_CONTRACTED.contains(&s))
+            });
+        if !text.chars().any(is_han) {
+            return english;
+        }
+        let mut plain = plain;
         for noun in ZH_NOMINAL {
             plain = plain.replace(noun, " ");
         }
-        ZH_PREDICATE.iter().any(|m| plain.contains(m))
+        english || ZH_PREDICATE.iter().any(|m| plain.contains(m))
     }
 
     /// The key facts, as the detectors report them.
@@ -770,11 +843,20 @@ impl Analysis {
     }
 }
 
+/// A relative clause (", which costs $12", ", where the status is shown") qualifies what
+/// precedes it: it states, it does not ask.
+fn relative(text: &str) -> bool {
+    let t = text.trim_start();
+    ["which ", "who ", "where ", "when ", "whose "]
+        .iter()
+        .any(|w| t.starts_with(w))
+}
+
 fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
     // Code is named, not stated: `read_pdf(path="contract.pdf")` says nothing of the subject.
     let text = &blank_code(text);
     let trimmed = text.trim();
-    if trimmed.ends_with(['?', '？']) || vocab.question.hit(text, &spaced(text)) {
+    if trimmed.ends_with(['?', '？']) {
         return Role::Question;
     }
     let sp = spaced(text);
@@ -783,6 +865,12 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
     let beyond = ws.iter().any(|w| !subject.words.contains(w));
     let declines = declines(text, &sp, vocab);
     let hedge = vocab.hedge.hit(text, &sp) && !declines;
+    // An interrogative word asks unless a hedge makes the clause a guess about the subject
+    // ("from what I recall the latest release is 3.3.0").
+    let guess = hedge && named && !vocab.process_not_self.hit(text, &sp);
+    if !guess && !relative(text) && vocab.question.hit(text, &sp) {
+        return Role::Question;
+    }
     // A caveat ("prices vary by region", "凭记忆的数字可能已经过时") explains why not to
     // answer; it answers nothing.
     if (vocab.topic.starts(&sp, text) && !hedge) || vocab.caveat.hit(text, &sp) {
@@ -943,8 +1031,14 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
             continue;
         }
         let inner = (1..=4).find_map(|i| caps.get(i)).map_or("", |g| g.as_str());
-        // A quoted single word or name is a term, not a quotation.
-        if words(inner).len() >= 3 {
+        // A quoted single word or name is a term, not a quotation; quoted sentences are
+        // speech (a persona's lines), read clause by clause like the rest of the answer.
+        let speech = inner
+            .trim_end_matches(|c: char| ".!?。！？…」』”\"".contains(c) || c.is_whitespace())
+            .contains(['。', '！', '？', '!', '?'])
+            || inner.contains(". ")
+            || inner.matches([',', '，', ';', '；']).count() >= 2;
+        if words(inner).len() >= 3 && !speech {
             push(
                 &mut out,
                 &mut seen,
@@ -970,11 +1064,21 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
             continue;
         }
         // A name without digits that labels the answer's own structure (`next_step: …`).
-        let label = !t.bytes().any(|b| b.is_ascii_digit())
-            && folded[m.start() + t.len()..]
-                .trim_start_matches(['"', ' '])
-                .starts_with([':', '：']);
-        if label {
+        let colon = folded[m.start() + t.len()..]
+            .trim_start_matches(['"', ' '])
+            .starts_with([':', '：']);
+        let line_start = folded[..m.start()].rfind('\n').map_or(0, |i| i + 1);
+        let opens_line = folded[line_start..m.start()]
+            .chars()
+            .all(|c| !c.is_alphanumeric());
+        // `Q1：` / `A2:` opening a line number a question and its answer.
+        let numbered = opens_line
+            && colon
+            && t.len() <= 3
+            && t.starts_with(['Q', 'A', 'q', 'a'])
+            && t[1..].bytes().all(|b| b.is_ascii_digit());
+        let label = !t.bytes().any(|b| b.is_ascii_digit()) && colon;
+        if label || numbered || csv_header(folded, m.start()) {
             continue;
         }
         // A number with a glued unit (`30s`, `500K-token`, `2h`) is the quantity's.
@@ -1067,6 +1171,20 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
     out
 }
 
+/// Whether the line at `at` is a CSV header: three or more comma-separated names and
+/// nothing else (`order_id,refund_amount,status`); its names are columns, not facts.
+fn csv_header(folded: &str, at: usize) -> bool {
+    let from = folded[..at].rfind('\n').map_or(0, |i| i + 1);
+    let to = folded[at..].find('\n').map_or(folded.len(), |i| at + i);
+    let fields: Vec<&str> = folded[from..to].trim().split(',').collect();
+    fields.len() >= 3
+        && fields.iter().all(|f| {
+            let f = f.trim();
+            f.starts_with(|c: char| c.is_ascii_alphabetic())
+                && f.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        })
+}
+
 /// Capitalized words that name no particular thing: days, months, units, titles.
 const COMMON_NAMES: &[&str] = &[
     "Monday",
@@ -1151,18 +1269,40 @@ fn own_list_item(folded: &str, q: &Quantity) -> bool {
     })
 }
 
-/// `1.` / `2)` / `3、` opening a line, `[1]`, `#1`, `第1`, `第 2 步`, `step 3` are numbering,
-/// not facts.
+/// `1.` / `2)` / `3、` opening a line, `[1]`, `[^1]`, `#1`, `第1`, `第 2 步`, `step 3`, `EDIT 2:`
+/// are numbering, a log line's `[12:04:31]` a timestamp: not facts.
 fn list_marker(folded: &str, q: &Quantity) -> bool {
+    let before = &folded[..q.start];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    // A log line's timestamp (`[12:04:31] search_docs started`).
+    if q.dim == Dim::Clock
+        && before[line_start..].trim() == "["
+        && folded[q.end..].trim_start().starts_with(']')
+    {
+        return true;
+    }
     if q.dim != Dim::Plain {
         return false;
     }
-    let before = &folded[..q.start];
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     let lead = before[line_start..].trim_matches(|c: char| c.is_whitespace() || "#*->".contains(c));
     let after = &folded[q.end..];
+    // A line of reaction counts (`👀 1   👍 2`) is decoration.
+    let line_end = after.find('\n').map_or(after.len(), |i| i);
+    let line = format!("{}{}", &before[line_start..], &after[..line_end]);
+    if line.chars().any(is_pictograph)
+        && line
+            .chars()
+            .all(|c| is_pictograph(c) || c.is_ascii_digit() || c.is_whitespace() || c == '\u{fe0f}')
+    {
+        return true;
+    }
     (lead.is_empty() && after.starts_with(['.', ')', '、', '）']))
-        || before.ends_with('[') && after.starts_with(']')
+        || (before.ends_with('[') || before.ends_with("[^")) && after.starts_with(']')
+        // A numbered label in capitals opening a line: `EDIT 2:`, `UPDATE 3：`.
+        || (after.starts_with([':', '：'])
+            && lead.len() >= 2
+            && lead.chars().all(|c| c.is_ascii_uppercase())
+            && before.ends_with(' '))
         || before.ends_with('#')
         || (before.trim_end().ends_with("第")
             && (own_list_item(folded, q) || after.trim_start().starts_with('步')))
@@ -1182,7 +1322,8 @@ pub enum Support {
     /// A failed call's error, arguments or tool name: the answer names the process.
     Process,
     /// A number an example or a worked computation counts with (`if you stay 4 hours`,
-    /// `20 × 12`), not a claim.
+    /// `20 × 12`), or, with no tool result, a name used to point (`exctl --help`, a
+    /// label): not a claim.
     Example,
     /// Nothing states it.
     Unsupported,
@@ -1403,7 +1544,7 @@ impl Evidence {
             tools_folded: numbers::fold(tools),
             input_norm: normalize(input),
             input_folded: numbers::fold(input),
-            process_norm: normalize(process),
+            process_norm: normalize(&numbers::fold(process)),
             process_quantities: numbers::scan(&numbers::fold(process)),
             fetched,
             has_tools: !tools.trim().is_empty(),
@@ -1694,6 +1835,9 @@ impl Evidence {
                     .clauses
                     .get(c.clause)
                     .is_some_and(|cl| declaring.contains(&cl.sentence))
+                    || c.quantity
+                        .as_ref()
+                        .is_some_and(|q| self.fills_placeholder(&analysis.folded, q))
             })
             .filter_map(|c| c.quantity.as_ref().map(|q| q.raw.to_bits()))
             .collect();
@@ -1732,7 +1876,10 @@ impl Evidence {
                     } else {
                         // A duration ("after 30 s") or an HTTP status ("a 503", "200 OK")
                         // of the call.
-                        q.dim == Dim::Duration || (integer && (100.0..600.0).contains(&q.raw))
+                        // A zero ("results: 0", "成功返回：0 次") is what came back.
+                        q.dim == Dim::Duration
+                            || (integer && (100.0..600.0).contains(&q.raw))
+                            || (integer && q.raw == 0.0)
                     }
                 });
                 // The topic restated in its own words or quotes ("关于“请求超时的修改方法”").
@@ -1754,13 +1901,72 @@ impl Evidence {
                 {
                     return Support::Process;
                 }
+                // Asked, not stated: "Q：G102 是几点？" restates the question.
+                if clause.is_some_and(|cl| cl.role == Role::Question) && !in_tools[i] {
+                    return Support::Input;
+                }
+                // With no tool result, a name without digits outside any statement of the
+                // subject points (`exctl --help`, "run it through OCR", "BLOCKED", "MEMO");
+                // a flag with a value or a code with digits is still a claim.
+                if !self.has_tools
+                    && c.fact.kind == FactKind::Identifier
+                    && !c.fact.text.bytes().any(|b| b.is_ascii_digit())
+                    && clause.is_some_and(|cl| cl.role != Role::Subject)
+                {
+                    return Support::Example;
+                }
                 // A name is checked only against evidence in its own script, with some to
                 // check against: `Xinyi` translates `信義`, and a refusal's names are talk.
-                if c.fact.kind == FactKind::Name && !(self.has_tools && self.latin) {
+                // So is a quotation; and a capitalized word in a heading or label is title case.
+                let in_label = clause.is_some_and(|cl| cl.label);
+                if (c.fact.kind == FactKind::Name && (!(self.has_tools && self.latin) || in_label))
+                    || (c.fact.kind == FactKind::Quote
+                        && self.has_tools
+                        && !self.latin
+                        && latin_script(&c.fact.text)
+                        && !in_tools[i])
+                {
                     return Support::Example;
                 }
                 if let Some(q) = &c.quantity {
                     let clause = analysis.clauses.get(c.clause);
+                    let after = analysis.folded[q.end..].trim_start().to_ascii_lowercase();
+                    // "not 100% sure", "不能 100% 确定": a degree, not a fact.
+                    if q.dim == Dim::Percent
+                        && ["sure", "certain", "confident", "确定", "肯定", "保证"]
+                            .iter()
+                            .any(|w| after.starts_with(w))
+                    {
+                        return Support::Example;
+                    }
+                    // An HTTP status with its reason ("→ 200 OK", "503 Service Unavailable")
+                    // is the call's.
+                    if !self.has_tools
+                        && q.dim == Dim::Plain
+                        && (100.0..600.0).contains(&q.raw)
+                        && [
+                            "ok",
+                            "not found",
+                            "forbidden",
+                            "unauthorized",
+                            "service unavailable",
+                            "bad gateway",
+                            "gateway timeout",
+                            "internal server error",
+                        ]
+                        .iter()
+                        .any(|w| after.starts_with(w) || q.word.eq_ignore_ascii_case(w))
+                    {
+                        return Support::Process;
+                    }
+                    // `一` with a measure word outside a statement is the article ("祝您有美好的
+                    // 一天", "稍等一下"), not a count.
+                    if q.raw == 1.0
+                        && q.text(&analysis.folded).starts_with('一')
+                        && clause.is_some_and(|cl| cl.role != Role::Subject)
+                    {
+                        return Support::Example;
+                    }
                     if matches!(q.dim, Dim::Plain | Dim::Duration)
                         && (clause.is_some_and(|cl| cl.hypothetical)
                             || declared.contains(&q.raw.to_bits()))
@@ -1790,6 +1996,31 @@ impl Evidence {
                 }
             })
             .collect()
+    }
+
+    /// Whether a plain number fills a placeholder the evidence writes for it: the
+    /// evidence documents `--timeout-ms <N>`, the answer shows `--timeout-ms 60000`.
+    fn fills_placeholder(&self, folded: &str, q: &Quantity) -> bool {
+        if q.dim != Dim::Plain {
+            return false;
+        }
+        let before = folded[..q.start].trim_end_matches([' ', '=', ':']);
+        let name = before
+            .rsplit(|c: char| c.is_whitespace() || "`\"'(".contains(c))
+            .next()
+            .unwrap_or_default();
+        if name.len() < 3
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+        {
+            return false;
+        }
+        self.tools_folded.match_indices(name).any(|(i, _)| {
+            self.tools_folded[i + name.len()..]
+                .trim_start_matches([' ', '=', ':'])
+                .starts_with('<')
+        })
     }
 
     fn quantity_support<'a>(
@@ -1854,12 +2085,7 @@ impl Evidence {
                 .or(first)
                 .map_or(q.end, |o| o.end.max(q.end));
             let t = around(from, to).to_ascii_lowercase();
-            [
-                "year", "annual", "month", "week", "day", "daily", "hour", "年", "月", "周", "天",
-                "日", "小时",
-            ]
-            .iter()
-            .any(|w| t.contains(w))
+            PERIODS.iter().any(|w| t.contains(w))
         });
         if let Some(s) = sentence {
             periods.borrow_mut().insert(s, period);
@@ -1880,7 +2106,27 @@ impl Evidence {
                 .iter()
                 .map(|i| &evidence[*i as usize].0)
                 .collect();
-            let how = derive(q, &pool, ratio, period);
+            let text = self.scanned();
+            // A rate of a period (`$20/month`, `1.5% per month`, `每小时 40 元`) is what
+            // converts to another period; `$6 / MTok` does not.
+            let per_period = |e: &Quantity| {
+                let mut from = e.start.saturating_sub(6);
+                while !text.is_char_boundary(from) {
+                    from -= 1;
+                }
+                let mut to = (e.end + 14).min(text.len());
+                while !text.is_char_boundary(to) {
+                    to += 1;
+                }
+                let (start, end) = (e.start - from, e.end - from);
+                let near = &text[from..to];
+                // On the quantity's own line.
+                let line_from = near[..start].rfind('\n').map_or(0, |i| i + 1);
+                let line_to = near[end..].find('\n').map_or(near.len(), |i| end + i);
+                let near = near[line_from..line_to].to_ascii_lowercase();
+                PERIODS.iter().any(|w| near.contains(w))
+            };
+            let how = derive(q, &pool, ratio, period, &per_period);
             self.derived
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
@@ -2016,12 +2262,24 @@ impl Evidence {
         // A clause that compares like numbers ("$0.80 vs medium's $3") attaches each to
         // an entity it may name for only one of them.
         let clause_text = &analysis.folded[clause.start..clause.end];
-        if several && comparing(clause_text) {
+        if (several && comparing(clause_text)) || computing(clause_text) {
             return Ok(());
         }
-        if best == 0 && !several {
-            // A clause that names nothing of the evidence takes the names its sentence gives
-            // of the question's subject: "atlas-medium-2: input $3, context 100K".
+        // A clause that names nothing of the evidence reads on the record the answer is
+        // speaking of ("atlas-small-2 比较便宜：\n- input：$0.80"), else on the one its
+        // sentence names from the question: "atlas-medium-2: input $3, context 100K".
+        let focused = if best == 0 && !several {
+            self.focus(&like_lines, claim, analysis)
+        } else {
+            None
+        };
+        if let Some(l) = focused {
+            scored = texts
+                .iter()
+                .map(|(t, _)| (*t, usize::from(*t == l)))
+                .collect();
+            best = 1;
+        } else if best == 0 && !several {
             let names: Vec<String> = analysis
                 .claims
                 .iter()
@@ -2041,14 +2299,26 @@ impl Evidence {
                 .collect();
             best = scored.iter().map(|(_, s)| *s).max().unwrap_or(0);
         }
-        if best == 0 {
-            return Ok(());
-        }
-        let wanted: Vec<usize> = scored
+        let mut wanted: Vec<usize> = scored
             .iter()
-            .filter(|(_, s)| if several { *s > 0 } else { *s == best })
+            .filter(|(_, s)| best > 0 && if several { *s > 0 } else { *s == best })
             .map(|(l, _)| *l)
             .collect();
+        // Where the clause's words name no record, or several alike, the record the answer
+        // is speaking of decides: "atlas-medium-2 的 input 是 $3。Context window 就 100K".
+        if !several && wanted.len() != 1 {
+            let pool = if wanted.is_empty() {
+                &like_lines
+            } else {
+                &wanted
+            };
+            if let Some(l) = self.focus(pool, claim, analysis) {
+                wanted = vec![l];
+            }
+        }
+        if wanted.is_empty() {
+            return Ok(());
+        }
         let hits: Vec<usize> = lines
             .iter()
             .copied()
@@ -2074,6 +2344,110 @@ impl Evidence {
         ))
     }
 
+    /// The record the answer speaks of at claim `claim`, among `candidates` (record
+    /// lines): the one whose key (the words before its first `: `, or its first table
+    /// cell) the answer names nearest — in the claim's own clause, else in the next clause
+    /// of its sentence when that one states no number of its own ("如需保留 365 天，可考虑
+    /// Business 套餐"), else last before it in its sentence or the one before ("atlas-medium-2
+    /// 的 input 是 $3。Context window 就 100K"). A key's words count only where no other
+    /// candidate's key holds them.
+    fn focus(&self, candidates: &[usize], claim: &Claim, analysis: &Analysis) -> Option<usize> {
+        let all = self.lines();
+        let keys: Vec<Vec<String>> = candidates
+            .iter()
+            .map(|l| {
+                let (s, e) = all[*l];
+                let line = self.tools_folded[s..e].trim();
+                let key = match line.strip_prefix('|') {
+                    Some(row) => row.split('|').next(),
+                    // A colon that labels, not one inside a clock time (`Departs 08:05`).
+                    None => line
+                        .match_indices([':', '：'])
+                        .find(|(i, c)| {
+                            *c == "：" || !line[i + 1..].starts_with(|d: char| d.is_ascii_digit())
+                        })
+                        .map(|(i, _)| &line[..i]),
+                }
+                .unwrap_or_default();
+                if key.trim().is_empty() || key.chars().count() > 40 {
+                    return Vec::new();
+                }
+                let mut ws = naming_words(key);
+                // `atlas-medium-2` is also "medium".
+                for w in ws.clone() {
+                    ws.extend(
+                        w.split(['-', '_'])
+                            .filter(|p| p.len() >= 3 && p.len() < w.len())
+                            .map(str::to_string),
+                    );
+                }
+                ws
+            })
+            .collect();
+        let own = |i: usize, w: &String| {
+            keys.iter()
+                .enumerate()
+                .all(|(j, other)| j == i || !other.contains(w))
+        };
+        // The candidate named in `text`: the last mention, or the first with `first`.
+        let named_in = |text: &str, first: bool| -> Option<usize> {
+            let text = normalize(text);
+            let mut best: Option<(usize, usize)> = None;
+            for (i, ws) in keys.iter().enumerate() {
+                for w in ws.iter().filter(|w| own(i, w)) {
+                    let at = if first {
+                        text.find(w.as_str())
+                    } else {
+                        text.rfind(w.as_str())
+                    };
+                    if let Some(p) = at {
+                        let better = best.is_none_or(|(b, _)| if first { p < b } else { p > b });
+                        if better {
+                            best = Some((p, candidates[i]));
+                        }
+                    }
+                }
+            }
+            best.map(|(_, l)| l)
+        };
+        let clauses = &analysis.clauses;
+        let here = clauses.get(claim.clause)?;
+        let text = |c: &Clause| &analysis.folded[c.start..c.end];
+        if let Some(l) = named_in(text(here), false) {
+            return Some(l);
+        }
+        if let Some(next) = clauses
+            .get(claim.clause + 1)
+            .filter(|n| n.sentence == here.sentence)
+        {
+            let numbered = analysis
+                .claims
+                .iter()
+                .any(|c| c.clause == claim.clause + 1 && c.quantity.is_some());
+            if !numbered && let Some(l) = named_in(text(next), true) {
+                return Some(l);
+            }
+        }
+        // Before it only where the question names some record by its key: an answer to
+        // "奥斯陆和里斯本…" may name `Oslo` once and then 奥斯陆 in its own script.
+        let input = normalize(&self.input_folded);
+        if !keys.iter().flatten().any(|w| input.contains(w.as_str())) {
+            return None;
+        }
+        // Its sentence and the one before (blank lines are no sentence).
+        let previous = clauses[..claim.clause]
+            .iter()
+            .rev()
+            .map(|c| c.sentence)
+            .find(|s| *s < here.sentence)
+            .unwrap_or(here.sentence);
+        let from = clauses
+            .iter()
+            .find(|c| c.sentence >= previous)
+            .map_or(here.start, |c| c.start);
+        named_in(&analysis.folded[from..here.start], false)
+    }
+
     /// Whether the other numbers `q`'s sentence states all come from one record that
     /// holds a like number of its own the sentence does not state, while `q` is only on
     /// other records: the answer then attaches `q` to that record's entity ("里斯本：19
@@ -2089,6 +2463,9 @@ impl Evidence {
         let Some(clause) = self.checkable_clause(claim, analysis) else {
             return Ok(());
         };
+        if computing(&analysis.folded[clause.start..clause.end]) {
+            return Ok(());
+        }
         let all = self.lines();
         let record = |l: usize| self.record_line(l);
         if !lines.iter().all(|l| record(*l)) {
@@ -2256,6 +2633,15 @@ fn shared(words: &[String], line: &str) -> usize {
         .count()
 }
 
+/// Whether a clause shows a computation (`0.8/3 ≈ 26.7%`, `20 × 12 = 240`): its numbers
+/// are operands, read where the answer says they come from.
+fn computing(clause: &str) -> bool {
+    let b = clause.as_bytes();
+    clause.contains(['≈', '=', '÷', '×'])
+        || (1..b.len().saturating_sub(1))
+            .any(|i| b[i] == b'/' && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit())
+}
+
 /// Whether a clause compares ("vs", "than", "比", "相比").
 fn comparing(clause: &str) -> bool {
     let sp = spaced(clause);
@@ -2353,9 +2739,21 @@ fn implied_unit(text: &str, mut q: Quantity) -> Quantity {
 /// Constants of plain conversions of a rate: months a year, days a week, hours a day, …
 const CONSTANTS: [f64; 5] = [12.0, 7.0, 24.0, 365.0, 52.0];
 
+/// Words naming a period, for rates converted by [`CONSTANTS`].
+const PERIODS: &[&str] = &[
+    "year", "annual", "month", "week", "day", "daily", "hour", "/mo", "/yr", "年", "月", "周",
+    "天", "日", "小时",
+];
+
 /// A computation from evidence numbers that gives `q`: a difference, sum or product of
 /// two, a percentage of one by another, a percentage off or on, a plain conversion.
-fn derive(q: &Quantity, distinct: &[&Quantity], ratio: bool, period: bool) -> Option<String> {
+fn derive(
+    q: &Quantity,
+    distinct: &[&Quantity],
+    ratio: bool,
+    period: bool,
+    per_period: &dyn Fn(&Quantity) -> bool,
+) -> Option<String> {
     // The evidence quantities a computation giving `q` could start from.
     let relevant = |e: &Quantity| match q.dim {
         Dim::Money(_) => matches!(
@@ -2438,7 +2836,7 @@ fn derive(q: &Quantity, distinct: &[&Quantity], ratio: bool, period: bool) -> Op
         // Conversions of a rate by a constant (durations convert by their units already);
         // percentages applied to money are `percent_applied`'s.
         let convertible = matches!(q.dim, Dim::Money(_) | Dim::Percent);
-        if !convertible || !(same_kind(q, a) || q.dim == a.dim) {
+        if !convertible || !(same_kind(q, a) || q.dim == a.dim) || !per_period(a) {
             continue;
         }
         // A percentage per month is twelve times that a year; money converts by any.
@@ -2847,6 +3245,184 @@ mod tests {
         ] {
             assert!(asserts(a, &format!("{q} Pro plan")), "{a}");
         }
+    }
+
+    #[test]
+    fn structure_and_pointers_assert_nothing_after_a_failure() {
+        let input = "How do I change the request timeout in exctl, and what's the default?";
+        for answer in [
+            // Footnote markers and a numbered label are the answer's own structure.
+            "The lookup timed out[^1], so I can't give the default.\n\n[^1]: the call timed out.",
+            "Docs unreachable.\n\nEDIT 2: still down, nothing to report.",
+            // Names without digits used to point, not to answer.
+            "The docs search failed. Try `exctl --help` locally, or run the PDF through OCR.",
+            "BLOCKED\nThe search tool is not installed here.",
+            // A log of the call, an HTTP status, a zero that came back, an idiom.
+            "```\n[12:04:31] search_docs started\n[12:05:01] search_docs TIMEOUT after 30s\n[12:05:01] results: 0\n```\nNothing retrieved.",
+            "search_docs → 200 OK, but the body was empty.",
+            "The docs tool isn't installed, and I'm not 100% sure what the default is, so I won't guess.",
+            "文档接口超时了，没查到。祝您有美好的一天！",
+            // Service to the user, the risk of a wrong answer, a possessive.
+            "文档服务超时了。稍后再试一次，应该就能给你准话。",
+            "查询超时了。凭印象说太冒险了，万一错了可能会改错配置。",
+            "The docs server refused the connection. Sail over to the project's docs page yourself.",
+            // A persona's quoted lines are read as the answer's own clauses.
+            "「文件搜尋的法器不在這裡。沒有它，我不敢亂說。」",
+        ] {
+            assert!(!asserts(answer, input), "{answer}");
+        }
+        // A guess in the words of a question still answers.
+        assert!(asserts(
+            "I couldn't fetch the changelog, but from what I recall the latest libfoo release is 3.3.0.",
+            "What's the latest libfoo release and what changed?"
+        ));
+        // A flag with a value still answers.
+        assert!(asserts(
+            "The search failed, but try `exctl run --timeout-ms 60000`.",
+            input
+        ));
+    }
+
+    #[test]
+    fn an_english_phrase_without_a_verb_names_a_topic() {
+        let input = "What's the termination notice period and the late fee in contract.pdf?";
+        for answer in [
+            "The PDF came back empty.\n\nNot verified:\n- Termination notice period\n- Late fee / late payment terms",
+            "Re: contract.pdf — termination notice period and late-payment charge\n\nThe reader returned nothing.",
+            "I couldn't open it. Find the termination clause and the late-payment clause yourself.",
+        ] {
+            assert!(!asserts(answer, input), "{answer}");
+        }
+        for answer in [
+            "I couldn't open it, but the notice period is usually sixty days.",
+            "I couldn't open it; usually a month's notice, and late fees around the market rate.",
+        ] {
+            assert!(asserts(answer, input), "{answer}");
+        }
+    }
+
+    #[test]
+    fn a_relative_clause_states_and_a_question_restates() {
+        let ev = Evidence::new("Team plan: up to 50 members.", "", "", Vec::new());
+        let a = analysis("You're on the Team plan, which costs $12 per member.", "");
+        assert!(
+            judged(&ev, &a).contains(&("$12".to_string(), false)),
+            "{:?}",
+            judged(&ev, &a)
+        );
+        let a = analysis("Q: Is Team still capped at 50 members? Yes.", "");
+        assert!(judged(&ev, &a).iter().all(|(_, ok)| *ok));
+        // "Example Cloud" is a name, not a supposition: its numbers are claims.
+        let ev = Evidence::new("Pro: $20/month", "", "", Vec::new());
+        let a = analysis(
+            "Example Cloud's Pro plan is $20/month with a 14-day trial.",
+            "",
+        );
+        assert!(
+            judged(&ev, &a).contains(&("14-day".to_string(), false)),
+            "{:?}",
+            judged(&ev, &a)
+        );
+    }
+
+    #[test]
+    fn only_a_rate_of_a_period_converts_to_another_period() {
+        let ev = Evidence::new(
+            "Model API: $6 / MTok input\nPro: $24/month",
+            "",
+            "",
+            Vec::new(),
+        );
+        let a = analysis(
+            "Overage is $0.25 per 1,000 calls a day; Pro is $2 a month, $288 a year.",
+            "",
+        );
+        let judged = judged(&ev, &a);
+        assert!(judged.contains(&("$0.25".into(), false)), "{judged:?}");
+        assert!(judged.contains(&("$288".into(), true)), "{judged:?}");
+    }
+
+    #[test]
+    fn a_number_reads_on_the_record_the_answer_speaks_of() {
+        let ev = Evidence::new(
+            "| model | input | context |\n|---|---|---|\n| atlas-medium-2 | $3 | 200K |\n| atlas-small-2 | $0.80 | 100K |",
+            "What does atlas-medium-2 cost, and how big is its context window?",
+            "",
+            Vec::new(),
+        );
+        let judged = |answer: &str| judged(&ev, &analysis(answer, ""));
+        let j = judged("atlas-medium-2 costs $3 per MTok input. Context window: 100K tokens.");
+        assert!(j.contains(&("100K tokens".into(), false)), "{j:?}");
+        let j = judged("atlas-medium-2 costs $3 per MTok input. Context window: 200K tokens.");
+        assert!(j.iter().all(|(_, ok)| *ok), "{j:?}");
+        // A comparison after `vs.` reads both sides.
+        let j = judged("Input $0.80 vs. medium's $3; context 100K vs. 200K.");
+        assert!(j.iter().all(|(_, ok)| *ok), "{j:?}");
+        // Named in the next clause, which states no number of its own.
+        let ev = Evidence::new(
+            "Team plan: audit log retention: 90 days.\nBusiness plan: audit log retention 365 days.",
+            "Team 套餐审计日志保存多久？",
+            "",
+            Vec::new(),
+        );
+        let j = judged_of(
+            &ev,
+            &analysis(
+                "Team 审计日志保留 90 天。如需保留 365 天，可考虑 Business 套餐。",
+                "",
+            ),
+        );
+        assert!(j.iter().all(|(_, ok)| *ok), "{j:?}");
+        let j = judged_of(&ev, &analysis("Team 方案有 SSO。审计日志保留 365 天。", ""));
+        assert!(j.contains(&("365 天".into(), false)), "{j:?}");
+    }
+
+    #[test]
+    fn the_answers_own_structure_is_no_fact() {
+        let ev = Evidence::new(
+            "订单号：88231\n退款金额：1200 元\n退款方式：原路退回",
+            "订单 88231 退多少钱？",
+            "",
+            Vec::new(),
+        );
+        for answer in [
+            // A CSV header names columns.
+            "order_id,refund_amount,refund_method\n88231,\"RMB 1,200\",original payment method",
+            // Q/A numbering, reaction counts, a title-cased heading between emoji.
+            "Q1：退多少？\nA1：1200 元，原路退回。\n\n🚀 4   👀 2",
+            "⚠️ **Refund Update** ⚠️\n退款 1200 元，原路退回。",
+        ] {
+            let j = judged(&ev, &analysis(answer, "订单 88231 退多少钱？"));
+            assert!(j.iter().all(|(_, ok)| *ok), "{answer}: {j:?}");
+        }
+        // The same names in a statement are still facts.
+        let j = judged(&ev, &analysis("退款 1200 元，退到 refund_wallet_v2。", ""));
+        assert!(j.contains(&("refund_wallet_v2".into(), false)), "{j:?}");
+    }
+
+    #[test]
+    fn a_value_filling_a_documented_placeholder_is_an_example() {
+        let ev = Evidence::new(
+            "exctl run --timeout-ms <N> overrides request_timeout_ms. Env: EXCTL_TIMEOUT_MS.",
+            "",
+            "",
+            Vec::new(),
+        );
+        let a = analysis(
+            "exctl run --timeout-ms 60000\nexport EXCTL_TIMEOUT_MS=60000",
+            "",
+        );
+        assert!(
+            judged(&ev, &a).iter().all(|(_, ok)| *ok),
+            "{:?}",
+            judged(&ev, &a)
+        );
+        let a = analysis("Use exctl run --retries 5", "");
+        assert!(
+            judged(&ev, &a).contains(&("5".into(), false)),
+            "{:?}",
+            judged(&ev, &a)
+        );
     }
 
     #[test]

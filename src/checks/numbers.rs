@@ -623,6 +623,14 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
     {
         let minutes: f64 = s[j + 1..j + 3].parse().unwrap_or(0.0);
         let mut end = j + 3;
+        // Seconds are part of the time (`12:04:31`).
+        if b.get(end) == Some(&b':')
+            && b.get(end + 1).is_some_and(u8::is_ascii_digit)
+            && b.get(end + 2).is_some_and(u8::is_ascii_digit)
+            && !b.get(end + 3).is_some_and(u8::is_ascii_digit)
+        {
+            end += 3;
+        }
         let mut hours = raw;
         let rest = s[end..].trim_start_matches(' ');
         let lower = rest
@@ -639,6 +647,18 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
                 hours = 0.0;
             }
             end = s.len() - rest.len() + if lower.starts_with("a.m") { 3 } else { 2 };
+        } else if hours < 12.0 {
+            // "1:28 in the afternoon", "7:50 in the evening", "9 at night".
+            let phrase = rest
+                .get(..20.min(rest.len()))
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            if ["in the afternoon", "in the evening", "at night", "tonight"]
+                .iter()
+                .any(|p| phrase.starts_with(p))
+            {
+                hours += 12.0;
+            }
         }
         hours = day_part(&s[..start], hours);
         if hours <= 24.0 && minutes < 60.0 {
@@ -754,6 +774,31 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
     };
     let mut q = quantity(value, raw, dim, start - pre_len, stop, decimals, scale);
     q.fahrenheit = fahrenheit;
+    // A range (`15-30 minutes`, `3–5 天`, `10~20 元`): the first bound takes the unit the
+    // second is written with.
+    if dim == Dim::Plain && !fahrenheit {
+        let sep = ["-", "–", "~", "～", "到", "至"]
+            .iter()
+            .find(|d| s[end..].starts_with(*d))
+            .map(|d| d.len());
+        if let Some(sep) = sep.filter(|n| b.get(end + n).is_some_and(u8::is_ascii_digit)) {
+            let mut bound = Vec::new();
+            let after = scan_arabic(s, end + sep, &mut bound);
+            if let Some(second) = bound
+                .first()
+                .filter(|u| u.dim != Dim::Plain && u.raw != 0.0)
+            {
+                let mut first = q.clone();
+                first.dim = second.dim;
+                first.scale = second.scale;
+                first.value = raw * second.value / second.raw;
+                first.end = end;
+                out.push(first);
+                out.append(&mut bound);
+                return after;
+            }
+        }
+    }
     if dim == Dim::Plain {
         q.word = counted_word(&s[end..]);
         // The fact reads with what it counts: `1000 requests per minute`, `10 seats`.
@@ -1117,6 +1162,8 @@ mod tests {
         assert!(same("6 USD", "$6"));
         assert!(same("每百万 token 6 美元", "$6 / MTok"));
         assert!(same("6 美金", "$6"));
+        assert!(same("1:28 in the afternoon", "13:28"));
+        assert!(!same("1:28 in the morning", "13:28"));
         assert!(same("500,000 tokens", "500K tokens"));
         assert!(same("50 万 tokens", "500K"));
         assert!(same("RMB 1,200", "1200 元"));
@@ -1135,6 +1182,21 @@ mod tests {
         assert!(!same("$6", "6 元"));
         assert!(!same("$30", "$3"));
         assert!(!same("8:05", "8"));
+    }
+
+    #[test]
+    fn both_bounds_of_a_range_take_its_unit() {
+        for (text, dim) in [
+            ("retry in 15-30 minutes", Dim::Duration),
+            ("3–5 business days", Dim::Duration),
+            ("10~20 元", Dim::Money(Currency::Yuan)),
+        ] {
+            let qs = scan(&fold(text));
+            assert_eq!(qs.len(), 2, "{text}: {qs:?}");
+            assert!(qs.iter().all(|q| q.dim == dim), "{text}: {qs:?}");
+        }
+        let qs = scan("15-30 minutes");
+        assert_eq!((qs[0].value, qs[1].value), (900.0, 1800.0));
     }
 
     #[test]
