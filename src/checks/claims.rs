@@ -1361,6 +1361,8 @@ pub struct Evidence {
     lines: OnceLock<Vec<(usize, usize)>>,
     /// Which lines are records ([`is_record`]), read once.
     records: OnceLock<Vec<bool>>,
+    /// Each line normalized, once it is compared with a clause.
+    line_norms: OnceLock<Vec<OnceLock<String>>>,
     /// For evidence over [`FULL_SCAN`]: the answer's quantities some tool result states,
     /// found in one pass over the evidence for the ways each could be written.
     stated: std::sync::Mutex<std::collections::HashMap<DeriveKey, bool>>,
@@ -1553,6 +1555,7 @@ impl Evidence {
             index: OnceLock::new(),
             lines: OnceLock::new(),
             records: OnceLock::new(),
+            line_norms: OnceLock::new(),
             derived: Default::default(),
             stated: Default::default(),
         }
@@ -2196,6 +2199,17 @@ impl Evidence {
         analysis.clauses.get(claim.clause)
     }
 
+    /// Evidence line `l` normalized (each line once, however many facts compare with it).
+    fn line_norm(&self, l: usize) -> &str {
+        let norms = self
+            .line_norms
+            .get_or_init(|| (0..self.lines().len()).map(|_| OnceLock::new()).collect());
+        norms[l].get_or_init(|| {
+            let (s, e) = self.lines()[l];
+            normalize(&self.tools_folded[s..e])
+        })
+    }
+
     /// Whether evidence line `l` is a record (see [`is_record`]).
     fn record_line(&self, l: usize) -> bool {
         let records = self.records.get_or_init(|| {
@@ -2241,12 +2255,9 @@ impl Evidence {
         if like_lines.len() < 2 {
             return Ok(());
         }
-        let texts: Vec<(usize, String)> = like_lines
+        let texts: Vec<(usize, &str)> = like_lines
             .iter()
-            .map(|l| {
-                let (s, e) = all[*l];
-                (*l, normalize(&self.tools_folded[s..e]))
-            })
+            .map(|l| (*l, self.line_norm(*l)))
             .collect();
         let score = |t: &str| shared(&context, t);
         let scored: Vec<(usize, usize)> = texts.iter().map(|(l, t)| (*l, score(t))).collect();
@@ -2553,10 +2564,7 @@ impl Evidence {
             .unwrap_or(clause.start);
         let to = in_sentence.map(|o| o.end).max().unwrap_or(clause.end);
         let context = naming_words(&analysis.folded[from..to]);
-        let score = |l: usize| {
-            let (s, e) = all[l];
-            shared(&context, &normalize(&self.tools_folded[s..e]))
-        };
+        let score = |l: usize| shared(&context, self.line_norm(l));
         let best_own = lines.iter().map(|l| score(*l)).max().unwrap_or(0);
         let named = score(r) > best_own;
         let agreed = score(r) == best_own && placed >= 2 && with_q == 0;
