@@ -1361,6 +1361,8 @@ pub struct Evidence {
     lines: OnceLock<Vec<(usize, usize)>>,
     /// Which lines are records ([`is_record`]), read once.
     records: OnceLock<Vec<bool>>,
+    /// Where the words before each `<` of the tool results end (placeholders).
+    placeholder_ends: OnceLock<Vec<usize>>,
     /// Each line normalized, once it is compared with a clause.
     line_norms: OnceLock<Vec<OnceLock<String>>>,
     /// For evidence over [`FULL_SCAN`]: the answer's quantities some tool result states,
@@ -1556,6 +1558,7 @@ impl Evidence {
             lines: OnceLock::new(),
             records: OnceLock::new(),
             line_norms: OnceLock::new(),
+            placeholder_ends: OnceLock::new(),
             derived: Default::default(),
             stated: Default::default(),
         }
@@ -2019,11 +2022,36 @@ impl Evidence {
         {
             return false;
         }
-        self.tools_folded.match_indices(name).any(|(i, _)| {
-            self.tools_folded[i + name.len()..]
-                .trim_start_matches([' ', '=', ':'])
-                .starts_with('<')
-        })
+        self.names_placeholder(name)
+    }
+
+    /// Whether an occurrence of `name` (met by a search for it, non-overlapping) is
+    /// followed, past spaces, `=` and `:`, by a placeholder's `<`. Where `name` cannot
+    /// overlap itself every occurrence is met, and only the ends of words before a `<`
+    /// (found once per evidence) need be compared.
+    fn names_placeholder(&self, name: &str) -> bool {
+        let overlaps =
+            (1..name.len()).any(|k| name.as_bytes()[..k] == name.as_bytes()[name.len() - k..]);
+        if overlaps || name.is_empty() {
+            return self.tools_folded.match_indices(name).any(|(i, _)| {
+                self.tools_folded[i + name.len()..]
+                    .trim_start_matches([' ', '=', ':'])
+                    .starts_with('<')
+            });
+        }
+        let text = self.tools_folded.as_bytes();
+        let ends = self.placeholder_ends.get_or_init(|| {
+            memchr::memchr_iter(b'<', text)
+                .map(|p| {
+                    let mut j = p;
+                    while j > 0 && matches!(text[j - 1], b' ' | b'=' | b':') {
+                        j -= 1;
+                    }
+                    j
+                })
+                .collect()
+        });
+        ends.iter().any(|&j| text[..j].ends_with(name.as_bytes()))
     }
 
     fn quantity_support<'a>(
