@@ -1443,6 +1443,12 @@ pub struct Evidence {
     quantities: OnceLock<Vec<(Quantity, usize)>>,
     index: OnceLock<Index>,
     lines: OnceLock<Vec<(usize, usize)>>,
+    /// Which lines are records ([`is_record`]), read once.
+    records: OnceLock<Vec<bool>>,
+    /// Where the words before each `<` of the tool results end (placeholders).
+    placeholder_ends: OnceLock<Vec<usize>>,
+    /// Each line normalized, once it is compared with a clause.
+    line_norms: OnceLock<Vec<OnceLock<String>>>,
     /// For evidence over [`FULL_SCAN`]: the answer's quantities some tool result states,
     /// found in one pass over the evidence for the ways each could be written.
     stated: std::sync::Mutex<std::collections::HashMap<DeriveKey, bool>>,
@@ -1636,6 +1642,9 @@ impl Evidence {
             quantities: OnceLock::new(),
             index: OnceLock::new(),
             lines: OnceLock::new(),
+            records: OnceLock::new(),
+            line_norms: OnceLock::new(),
+            placeholder_ends: OnceLock::new(),
             derived: Default::default(),
             stated: Default::default(),
         }
@@ -2105,11 +2114,36 @@ impl Evidence {
         {
             return false;
         }
-        self.tools_folded.match_indices(name).any(|(i, _)| {
-            self.tools_folded[i + name.len()..]
-                .trim_start_matches([' ', '=', ':'])
-                .starts_with('<')
-        })
+        self.names_placeholder(name)
+    }
+
+    /// Whether an occurrence of `name` (met by a search for it, non-overlapping) is
+    /// followed, past spaces, `=` and `:`, by a placeholder's `<`. Where `name` cannot
+    /// overlap itself every occurrence is met, and only the ends of words before a `<`
+    /// (found once per evidence) need be compared.
+    fn names_placeholder(&self, name: &str) -> bool {
+        let overlaps =
+            (1..name.len()).any(|k| name.as_bytes()[..k] == name.as_bytes()[name.len() - k..]);
+        if overlaps || name.is_empty() {
+            return self.tools_folded.match_indices(name).any(|(i, _)| {
+                self.tools_folded[i + name.len()..]
+                    .trim_start_matches([' ', '=', ':'])
+                    .starts_with('<')
+            });
+        }
+        let text = self.tools_folded.as_bytes();
+        let ends = self.placeholder_ends.get_or_init(|| {
+            memchr::memchr_iter(b'<', text)
+                .map(|p| {
+                    let mut j = p;
+                    while j > 0 && matches!(text[j - 1], b' ' | b'=' | b':') {
+                        j -= 1;
+                    }
+                    j
+                })
+                .collect()
+        });
+        ends.iter().any(|&j| text[..j].ends_with(name.as_bytes()))
     }
 
     fn quantity_support<'a>(
@@ -2310,10 +2344,26 @@ impl Evidence {
         analysis.clauses.get(claim.clause)
     }
 
+    /// Evidence line `l` normalized (each line once, however many facts compare with it).
+    fn line_norm(&self, l: usize) -> &str {
+        let norms = self
+            .line_norms
+            .get_or_init(|| (0..self.lines().len()).map(|_| OnceLock::new()).collect());
+        norms[l].get_or_init(|| {
+            let (s, e) = self.lines()[l];
+            normalize(&self.tools_folded[s..e])
+        })
+    }
+
     /// Whether evidence line `l` is a record (see [`is_record`]).
     fn record_line(&self, l: usize) -> bool {
-        let (s, e) = self.lines()[l];
-        is_record(&self.tools_folded[s..e])
+        let records = self.records.get_or_init(|| {
+            self.lines()
+                .iter()
+                .map(|&(s, e)| is_record(&self.tools_folded[s..e]))
+                .collect()
+        });
+        records[l]
     }
 
     /// Whether a number found on `lines` of the evidence is attached there to what the
@@ -2381,12 +2431,9 @@ impl Evidence {
         if like_lines.len() < 2 {
             return Ok(());
         }
-        let texts: Vec<(usize, String)> = like_lines
+        let texts: Vec<(usize, &str)> = like_lines
             .iter()
-            .map(|l| {
-                let (s, e) = all[*l];
-                (*l, normalize(&self.tools_folded[s..e]))
-            })
+            .map(|l| (*l, self.line_norm(*l)))
             .collect();
         let score = |t: &str| shared(&context, t);
         let scored: Vec<(usize, usize)> = texts.iter().map(|(l, t)| (*l, score(t))).collect();
@@ -2736,10 +2783,7 @@ impl Evidence {
             .unwrap_or(clause.start);
         let to = in_sentence.map(|o| o.end).max().unwrap_or(clause.end);
         let context = naming_words(&analysis.folded[from..to]);
-        let score = |l: usize| {
-            let (s, e) = all[l];
-            shared(&context, &normalize(&self.tools_folded[s..e]))
-        };
+        let score = |l: usize| shared(&context, self.line_norm(l));
         let best_own = lines.iter().map(|l| score(*l)).max().unwrap_or(0);
         let named = score(r) > best_own;
         let agreed = score(r) == best_own && placed >= 2 && with_q == 0;
@@ -3174,29 +3218,15 @@ fn search_until_done(
 }
 
 /// [`search_until_done`], asking `wanted(pattern)` before each pattern's pass (a pattern
-/// whose quantities were all found by another spelling is skipped).
+/// whose quantities were all found by another spelling is skipped): one pass over large
+/// evidence for all of them ([`super::multisearch`]).
 fn search_while(
     hay: &str,
     patterns: &[String],
-    mut wanted: impl FnMut(usize) -> bool,
+    wanted: impl FnMut(usize) -> bool,
     hit: &mut impl FnMut(usize, usize, usize) -> bool,
 ) {
-    let lower: std::borrow::Cow<'_, [u8]> = if hay.bytes().any(|b| b.is_ascii_uppercase()) {
-        std::borrow::Cow::Owned(hay.as_bytes().to_ascii_lowercase())
-    } else {
-        std::borrow::Cow::Borrowed(hay.as_bytes())
-    };
-    for (i, p) in patterns.iter().enumerate() {
-        if p.is_empty() || !wanted(i) {
-            continue;
-        }
-        let needle = p.to_ascii_lowercase();
-        for at in memchr::memmem::find_iter(&lower, needle.as_bytes()) {
-            if hit(i, at, at + needle.len()) {
-                break;
-            }
-        }
-    }
+    super::multisearch::search_while(hay, patterns, wanted, hit);
 }
 
 /// Which of `keys` (folded facts without spaces) occur in the folded `haystack`, ASCII
@@ -3260,32 +3290,9 @@ fn found_folded(keys: &[String], haystack: &str) -> Vec<bool> {
     out
 }
 
-/// Which of `keys` (normalized) occur whole in the normalized `haystack`, in one pass.
+/// Which of `keys` (normalized) occur whole in the normalized `haystack`.
 fn found(keys: &[String], haystack: &str) -> Vec<bool> {
-    let mut out = vec![false; keys.len()];
-    let wanted: Vec<(usize, &str)> = keys
-        .iter()
-        .enumerate()
-        .filter(|(_, k)| !k.is_empty())
-        .map(|(i, k)| (i, k.as_str()))
-        .collect();
-    if wanted.is_empty() || haystack.is_empty() {
-        return out;
-    }
-    // A contiguous NFA: built for every answer, so building a DFA (the default for few
-    // keys) costs more than it saves on the short input and process texts.
-    let Ok(ac) = AhoCorasick::builder()
-        .kind(Some(aho_corasick::AhoCorasickKind::ContiguousNFA))
-        .build(wanted.iter().map(|(_, k)| *k))
-    else {
-        return out;
-    };
-    for m in ac.find_overlapping_iter(haystack) {
-        if crate::text::whole(haystack, m.start(), m.len()) {
-            out[wanted[m.pattern().as_usize()].0] = true;
-        }
-    }
-    out
+    super::lookup::found_whole(keys, haystack)
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@ pub mod claims;
 mod facts;
 mod failure;
 mod grounding;
+mod lookup;
+mod multisearch;
 pub mod numbers;
 mod output;
 pub mod refusal;

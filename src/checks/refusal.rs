@@ -27,25 +27,74 @@ pub fn is_refusal(text: &str, template: Option<&str>, lexicon: &Lexicon) -> bool
 }
 
 fn sentence_refuses(sentence: &str, l: &Lexicon) -> bool {
+    let m = l.derived(Matchers::of);
     // Word starts for `i ` / `we `: mark spaces before normalizing them away.
     let marked: String = format!(" {} ", sentence.to_lowercase()).replace(' ', "\u{1}");
     let n = normalize(&marked.replace('\u{1}', " ")).replace(' ', "");
     let spaced = normalize_keep_marks(&marked);
-    let has = |list: &[String]| {
-        list.iter().any(|p| {
-            if p.ends_with('\u{1}') {
-                spaced.contains(&format!("\u{1}{p}"))
-            } else {
-                n.contains(p.as_str())
-            }
-        })
-    };
+    let has = |list: &Phrases| list.any_in(&n, &spaced);
     // A failure named as a condition ("retry whenever a request timed out", "if the API
     // is down, back off") is advice, not a report of this request's failure.
-    if has(&l.failure) && !conditional(&spaced) {
+    if has(&m.failure) && !conditional(&spaced) {
         return true;
     }
-    has(&l.inability) && has(&l.self_) && (has(&l.reason) || has(&l.answer))
+    has(&m.inability) && has(&m.self_) && (has(&m.reason) || has(&m.answer))
+}
+
+/// The lexicon's lists of [`sentence_refuses`], each as automata built once per lexicon.
+struct Matchers {
+    failure: Phrases,
+    inability: Phrases,
+    self_: Phrases,
+    reason: Phrases,
+    answer: Phrases,
+}
+
+impl Matchers {
+    fn of(l: &Lexicon) -> Matchers {
+        Matchers {
+            failure: Phrases::of(&l.failure),
+            inability: Phrases::of(&l.inability),
+            self_: Phrases::of(&l.self_),
+            reason: Phrases::of(&l.reason),
+            answer: Phrases::of(&l.answer),
+        }
+    }
+}
+
+/// One list: its phrases that start a word (marked with a trailing `\u{1}`) are looked
+/// for after a word-start mark in the marked text, the others anywhere in the normalized
+/// text — one automaton each, not a search per phrase.
+struct Phrases {
+    marked: Option<aho_corasick::AhoCorasick>,
+    plain: Option<aho_corasick::AhoCorasick>,
+    /// A phrase normalized to nothing is in every text.
+    empty: bool,
+}
+
+impl Phrases {
+    fn of(list: &[String]) -> Phrases {
+        let (marked, plain): (Vec<&String>, Vec<&String>) =
+            list.iter().partition(|p| p.ends_with('\u{1}'));
+        let build = |patterns: Vec<String>| {
+            (!patterns.is_empty())
+                .then(|| aho_corasick::AhoCorasick::new(patterns).expect("lexicon compiles"))
+        };
+        Phrases {
+            empty: plain.iter().any(|p| p.is_empty()),
+            marked: build(marked.iter().map(|p| format!("\u{1}{p}")).collect()),
+            plain: build(plain.iter().map(|p| p.to_string()).collect()),
+        }
+    }
+
+    fn any_in(&self, normalized: &str, spaced: &str) -> bool {
+        self.empty
+            || self
+                .plain
+                .as_ref()
+                .is_some_and(|ac| ac.is_match(normalized))
+            || self.marked.as_ref().is_some_and(|ac| ac.is_match(spaced))
+    }
 }
 
 /// Whether a sentence (normalized, with word-start marks) states a condition.

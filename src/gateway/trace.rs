@@ -451,25 +451,29 @@ pub fn result_text(result: &Value) -> String {
     let Some(parts) = result.get("content").and_then(Value::as_array) else {
         return String::new();
     };
-    let texts: Vec<String> = parts
-        .iter()
-        .map(|p| match p.get("type").and_then(Value::as_str) {
-            Some("text") => p
-                .get("text")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string(),
-            Some("resource") => p
-                .get("resource")
-                .and_then(|r| r.get("text"))
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string(),
-            Some(other) => format!("[{other}]"),
-            None => String::new(),
-        })
-        .collect();
-    texts.join("\n")
+    // One string grown in place: a result may be megabytes.
+    let mut out = String::new();
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        match p.get("type").and_then(Value::as_str) {
+            Some("text") => out.push_str(p.get("text").and_then(Value::as_str).unwrap_or("")),
+            Some("resource") => out.push_str(
+                p.get("resource")
+                    .and_then(|r| r.get("text"))
+                    .and_then(Value::as_str)
+                    .unwrap_or(""),
+            ),
+            Some(other) => {
+                out.push('[');
+                out.push_str(other);
+                out.push(']');
+            }
+            None => {}
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -64,10 +64,14 @@ pub struct Lexicon {
     /// Verbs of quoting a figure or guessing; negated, they decline: "不给你乱报".
     #[serde(default)]
     pub quoting: Vec<String>,
-    /// What the checks build from the lists (their word matchers), built on first use.
+    /// What the checks build from the lists (their word matchers), built on first use:
+    /// one slot per type that readers derive.
     #[serde(skip)]
-    derived: OnceLock<Arc<dyn Any + Send + Sync>>,
+    derived: [OnceLock<Arc<dyn Any + Send + Sync>>; DERIVED_TYPES],
 }
+
+/// How many types readers derive from a lexicon, at most.
+const DERIVED_TYPES: usize = 4;
 
 impl Lexicon {
     /// The built-in lexicon.
@@ -90,7 +94,7 @@ impl Lexicon {
         extra.normalize();
         let mut l = (*Lexicon::builtin()).clone();
         // The matchers are built from the extended lists, not the built-in ones.
-        l.derived = OnceLock::new();
+        l.derived = Default::default();
         l.inability.extend(extra.inability);
         l.self_.extend(extra.self_);
         l.reason.extend(extra.reason);
@@ -111,12 +115,21 @@ impl Lexicon {
     }
 
     /// What a reader of the lexicon builds from it once (the checks' word matchers):
-    /// built on first use and kept with the lexicon. One type per lexicon.
+    /// built on first use and kept with the lexicon, one of each type.
     pub fn derived<T: Any + Send + Sync>(&self, build: impl FnOnce(&Lexicon) -> T) -> &T {
-        self.derived
-            .get_or_init(|| Arc::new(build(self)))
-            .downcast_ref::<T>()
-            .expect("one derived type per lexicon")
+        let mut build = Some(build);
+        // The first slot empty or holding a `T`: a slot another type took is passed over
+        // (`build` runs only when this call fills a slot).
+        for slot in &self.derived {
+            let value = slot.get_or_init(|| {
+                let build = build.take().expect("built at most once");
+                Arc::new(build(self))
+            });
+            if let Some(t) = value.downcast_ref::<T>() {
+                return t;
+            }
+        }
+        panic!("more than {DERIVED_TYPES} types derived from a lexicon")
     }
 
     fn normalize(&mut self) {

@@ -20,6 +20,8 @@ pub(super) struct Cells {
     path: PathBuf,
     out: BufWriter<File>,
     any: bool,
+    /// One cell as serde prints it, reused: indented into `out` in one pass.
+    buf: Vec<u8>,
 }
 
 impl Cells {
@@ -27,8 +29,9 @@ impl Cells {
     pub(super) fn new(path: &Path) -> std::io::Result<Cells> {
         Ok(Cells {
             path: path.to_path_buf(),
-            out: BufWriter::new(File::create(path)?),
+            out: BufWriter::with_capacity(1 << 16, File::create(path)?),
             any: false,
+            buf: Vec::new(),
         })
     }
 
@@ -37,8 +40,10 @@ impl Cells {
         self.out
             .write_all(if self.any { b",\n    " } else { b"\n    " })?;
         self.any = true;
-        let mut ser = serde_json::Serializer::pretty(Indented(&mut self.out));
-        c.serialize(&mut ser).map_err(std::io::Error::from)
+        self.buf.clear();
+        let mut ser = serde_json::Serializer::pretty(&mut self.buf);
+        c.serialize(&mut ser).map_err(std::io::Error::from)?;
+        Indented(&mut self.out).write_all(&self.buf)
     }
 
     /// The whole document: `report` (its cells, if it has any, are not read again) around
