@@ -461,7 +461,7 @@ fn quote_re() -> &'static Regex {
 const COMMON_ACRONYMS: &[&str] = &[
     "I", "OK", "AM", "PM", "FYI", "TL", "DR", "PS", "ETA", "FAQ", "TBD", "NB", "ASAP", "AI", "LLM",
     "ID", "IDS", "URL", "API", "APP", "PDF", "JSON", "YAML", "HTTP", "HTTPS", "CLI", "UI", "IT",
-    "A", "NO", "YES", "CI", "CD", "OS", "SDK",
+    "A", "NO", "YES", "CI", "CD", "OS", "SDK", "OCR",
 ];
 
 /// Whether a token is a key fact: it mixes letters and digits (`G102`, `A12`, `v3`),
@@ -2006,13 +2006,20 @@ impl Evidence {
                 if clause.is_some_and(|cl| cl.role == Role::Question) && !in_tools[i] {
                     return Support::Input;
                 }
-                // With no tool result, a name without digits outside any statement of the
-                // subject points (`exctl --help`, "run it through OCR", "BLOCKED", "MEMO");
-                // a flag with a value or a code with digits is still a claim.
+                // With no tool result, outside any statement of the subject, a flag without
+                // a value points (`exctl --help`) and a line of words in capitals is a heading
+                // ("BLOCKED", "NEXT STEP", "EDIT 2:"); a flag with a value, a
+                // code with digits, an acronym in a sentence ("such as the AACIPAA") are
+                // still claims.
                 if !self.has_tools
                     && c.fact.kind == FactKind::Identifier
                     && !c.fact.text.bytes().any(|b| b.is_ascii_digit())
-                    && clause.is_some_and(|cl| cl.role != Role::Subject)
+                    && clause.is_some_and(|cl| {
+                        let rest = analysis.folded[cl.start..cl.end].replacen(&c.fact.text, "", 1);
+                        cl.role != Role::Subject
+                            && (c.fact.text.starts_with('-')
+                                || !rest.chars().any(|ch| ch.is_lowercase() || is_han(ch)))
+                    })
                 {
                     return Support::Example;
                 }
@@ -3591,6 +3598,15 @@ mod tests {
         assert!(asserts(
             "Changelog came back empty 🤷 but I'm pretty sure the latest is libfoo 3.4.0.",
             "What's the latest libfoo release and what changed?"
+        ));
+        // An acronym in a sentence is a fact (a small model's "such as the AACIPAA").
+        assert!(asserts(
+            "The termination clause is a security measure that blocks access to the server, such as the AACIPAA.",
+            "Summarize the termination clause of https://files.example.com/msa.pdf."
+        ));
+        assert!(!asserts(
+            "STATUS\nThe PDF tool is not installed.\n\nNEXT STEP\nAsk an admin to install it.",
+            "Summarize the termination clause of https://files.example.com/msa.pdf."
         ));
         // A flag with a value still answers.
         assert!(asserts(
