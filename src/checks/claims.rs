@@ -1449,6 +1449,10 @@ pub struct Evidence {
     placeholder_ends: OnceLock<Vec<usize>>,
     /// Each line normalized, once it is compared with a clause.
     line_norms: OnceLock<Vec<OnceLock<String>>>,
+    /// Each line's key words (see [`Evidence::line_key`]), once asked for.
+    line_keys: OnceLock<Vec<OnceLock<Vec<String>>>>,
+    /// The records of an entity (see [`Evidence::entity_records`]).
+    entity_records: OnceLock<Vec<usize>>,
     /// For evidence over [`FULL_SCAN`]: the answer's quantities some tool result states,
     /// found in one pass over the evidence for the ways each could be written.
     stated: std::sync::Mutex<std::collections::HashMap<DeriveKey, bool>>,
@@ -1644,6 +1648,8 @@ impl Evidence {
             lines: OnceLock::new(),
             records: OnceLock::new(),
             line_norms: OnceLock::new(),
+            line_keys: OnceLock::new(),
+            entity_records: OnceLock::new(),
             placeholder_ends: OnceLock::new(),
             derived: Default::default(),
             stated: Default::default(),
@@ -2351,6 +2357,63 @@ impl Evidence {
         analysis.clauses.get(claim.clause)
     }
 
+    /// The records of an entity: values of their own, several of them (`Train type:
+    /// CR400BF` labels one value; a table's header holds none).
+    fn entity_records(&self) -> &[usize] {
+        self.entity_records.get_or_init(|| {
+            let all = self.lines();
+            let mut per_line = vec![0usize; all.len()];
+            for (_, l) in self.quantities() {
+                per_line[*l] += 1;
+            }
+            (0..all.len())
+                .filter(|l| {
+                    let (s, e) = all[*l];
+                    let line = &self.tools_folded[s..e];
+                    self.record_line(*l)
+                        && per_line[*l] >= 1
+                        && (per_line[*l] >= 2 || line.contains([',', ';', '，', '；']))
+                })
+                .collect()
+        })
+    }
+
+    /// The words of line `l`'s key — before its first `: ` (not a clock time's colon), or
+    /// its first table cell — with the parts of hyphenated names (`atlas-medium-2` is also
+    /// "medium"); none for a line without one.
+    fn line_key(&self, l: usize) -> &[String] {
+        let keys = self
+            .line_keys
+            .get_or_init(|| (0..self.lines().len()).map(|_| OnceLock::new()).collect());
+        keys[l].get_or_init(|| {
+            let (s, e) = self.lines()[l];
+            let line = self.tools_folded[s..e].trim();
+            let key = match line.strip_prefix('|') {
+                Some(row) => row.split('|').next(),
+                // A colon that labels, not one inside a clock time (`Departs 08:05`).
+                None => line
+                    .match_indices([':', '：'])
+                    .find(|(i, c)| {
+                        *c == "：" || !line[i + 1..].starts_with(|d: char| d.is_ascii_digit())
+                    })
+                    .map(|(i, _)| &line[..i]),
+            }
+            .unwrap_or_default();
+            if key.trim().is_empty() || key.chars().count() > 40 {
+                return Vec::new();
+            }
+            let mut ws = naming_words(key);
+            for w in ws.clone() {
+                ws.extend(
+                    w.split(['-', '_'])
+                        .filter(|p| p.len() >= 3 && p.len() < w.len())
+                        .map(str::to_string),
+                );
+            }
+            ws
+        })
+    }
+
     /// Evidence line `l` normalized (each line once, however many facts compare with it).
     fn line_norm(&self, l: usize) -> &str {
         let norms = self
@@ -2401,32 +2464,17 @@ impl Evidence {
         // numbers there or not ("Pro also comes with a 99.95% uptime SLA" where 99.95% is
         // Enterprise's).
         let clause_text = &analysis.folded[clause.start..clause.end];
-        if lines.iter().all(|l| record(*l)) && !comparing(clause_text) {
-            // Records of an entity: values of their own, several of them (`Train type:
-            // CR400BF` labels one value; a table's header holds none).
-            let mut per_line = vec![0usize; all.len()];
-            for (_, l) in self.quantities() {
-                per_line[*l] += 1;
-            }
-            let keyed: Vec<usize> = (0..all.len())
-                .filter(|l| {
-                    let (s, e) = all[*l];
-                    let line = &self.tools_folded[s..e];
-                    record(*l)
-                        && per_line[*l] >= 1
-                        && (per_line[*l] >= 2 || line.contains([',', ';', '，', '；']))
-                })
-                .collect();
-            if let Some(r) = self.focus_within(&keyed, claim, analysis, true)
-                && !lines.contains(&r)
-            {
-                let (s, e) = all[lines[0]];
-                return Err(format!(
-                    "`{}` is in the evidence on “{}”, not on the record the answer names",
-                    q.text(&analysis.folded).trim(),
-                    self.tools_folded[s..e].trim()
-                ));
-            }
+        if lines.iter().all(|l| record(*l))
+            && !comparing(clause_text)
+            && let Some(r) = self.focus_within(self.entity_records(), claim, analysis, true)
+            && !lines.contains(&r)
+        {
+            let (s, e) = all[lines[0]];
+            return Err(format!(
+                "`{}` is in the evidence on “{}”, not on the record the answer names",
+                q.text(&analysis.folded).trim(),
+                self.tools_folded[s..e].trim()
+            ));
         }
         let mut like_lines: Vec<usize> = self
             .quantities()
@@ -2556,59 +2604,21 @@ impl Evidence {
         analysis: &Analysis,
         clause_only: bool,
     ) -> Option<usize> {
-        let all = self.lines();
-        let keys: Vec<Vec<String>> = candidates
-            .iter()
-            .map(|l| {
-                let (s, e) = all[*l];
-                let line = self.tools_folded[s..e].trim();
-                let key = match line.strip_prefix('|') {
-                    Some(row) => row.split('|').next(),
-                    // A colon that labels, not one inside a clock time (`Departs 08:05`).
-                    None => line
-                        .match_indices([':', '：'])
-                        .find(|(i, c)| {
-                            *c == "：" || !line[i + 1..].starts_with(|d: char| d.is_ascii_digit())
-                        })
-                        .map(|(i, _)| &line[..i]),
-                }
-                .unwrap_or_default();
-                if key.trim().is_empty() || key.chars().count() > 40 {
-                    return Vec::new();
-                }
-                let mut ws = naming_words(key);
-                // `atlas-medium-2` is also "medium".
-                for w in ws.clone() {
-                    ws.extend(
-                        w.split(['-', '_'])
-                            .filter(|p| p.len() >= 3 && p.len() < w.len())
-                            .map(str::to_string),
-                    );
-                }
-                ws
-            })
-            .collect();
+        let keys: Vec<&[String]> = candidates.iter().map(|l| self.line_key(*l)).collect();
         // A key's word names its record only where no other candidate line holds it
         // anywhere ("API" keys `Model API:` but is also on Pro's line).
-        let texts: Vec<String> = candidates
-            .iter()
-            .map(|l| {
-                let (s, e) = all[*l];
-                normalize(&self.tools_folded[s..e])
-            })
-            .collect();
         let own = |i: usize, w: &String| {
-            texts
+            candidates
                 .iter()
                 .enumerate()
-                .all(|(j, other)| j == i || !other.contains(w.as_str()))
+                .all(|(j, l)| j == i || !self.line_norm(*l).contains(w.as_str()))
         };
         // The candidate named in `text`: the last mention, or the first with `first`.
         let named_in = |text: &str, first: bool| -> Option<usize> {
             let text = normalize(text);
             let mut best: Option<(usize, usize)> = None;
             for (i, ws) in keys.iter().enumerate() {
-                for w in ws.iter().filter(|w| own(i, w)) {
+                for w in ws.iter() {
                     let at = if first {
                         text.find(w.as_str())
                     } else {
@@ -2616,7 +2626,8 @@ impl Evidence {
                     };
                     if let Some(p) = at {
                         let better = best.is_none_or(|(b, _)| if first { p < b } else { p > b });
-                        if better {
+                        // Ownership is read over every candidate: only for a name found.
+                        if better && own(i, w) {
                             best = Some((p, candidates[i]));
                         }
                     }
@@ -2661,7 +2672,12 @@ impl Evidence {
         // Before it only where the question names some record by its key: an answer to
         // "奥斯陆和里斯本…" may name `Oslo` once and then 奥斯陆 in its own script.
         let input = normalize(&self.input_folded);
-        if !keys.iter().flatten().any(|w| input.contains(w.as_str())) {
+        if !keys
+            .iter()
+            .copied()
+            .flatten()
+            .any(|w| input.contains(w.as_str()))
+        {
             return None;
         }
         // Its sentence and the one before (blank lines are no sentence), last first; a
