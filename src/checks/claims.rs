@@ -1066,6 +1066,15 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
             });
         }
     };
+    // An identifier read at `at`: its span taken, the fact pushed.
+    let identifier = |taken: &mut Spans,
+                      out: &mut Vec<Claim>,
+                      seen: &mut HashSet<String>,
+                      t: &str,
+                      at: usize| {
+        taken.push(at, at + t.len());
+        push(out, seen, t, FactKind::Identifier, None, at);
+    };
     for m in url_re().find_iter(folded) {
         let s = m
             .as_str()
@@ -1087,15 +1096,7 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
         if overlaps(&taken, m.start(), m.start() + t.len()) {
             continue;
         }
-        taken.push(m.start(), m.start() + t.len());
-        push(
-            &mut out,
-            &mut seen,
-            t,
-            FactKind::Identifier,
-            None,
-            m.start(),
-        );
+        identifier(&mut taken, &mut out, &mut seen, t, m.start());
     }
     for caps in quote_re().captures_iter(folded) {
         let m = caps.get(0).expect("match");
@@ -1127,6 +1128,7 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
     for q in &quantities {
         quantity_spans.push(q.start, q.end);
     }
+    let csv_headers = csv_headers(folded);
     for caps in token_re().captures_iter(folded) {
         let Some(m) = caps.get(1).or_else(|| caps.get(2)) else {
             continue;
@@ -1139,18 +1141,22 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
         let colon = folded[m.start() + t.len()..]
             .trim_start_matches(['"', ' '])
             .starts_with([':', '：']);
-        let line_start = folded[..m.start()].rfind('\n').map_or(0, |i| i + 1);
-        let opens_line = folded[line_start..m.start()]
-            .chars()
-            .all(|c| !c.is_alphanumeric());
         // `Q1：` / `A2:` opening a line number a question and its answer.
-        let numbered = opens_line
-            && colon
+        let numbered = colon
             && t.len() <= 3
             && t.starts_with(['Q', 'A', 'q', 'a'])
-            && t[1..].bytes().all(|b| b.is_ascii_digit());
+            && t[1..].bytes().all(|b| b.is_ascii_digit())
+            && {
+                let line_start = folded[..m.start()].rfind('\n').map_or(0, |i| i + 1);
+                folded[line_start..m.start()]
+                    .chars()
+                    .all(|c| !c.is_alphanumeric())
+            };
         let label = !t.bytes().any(|b| b.is_ascii_digit()) && colon;
-        if label || numbered || csv_header(folded, m.start()) {
+        let in_header = csv_headers
+            .iter()
+            .any(|(a, b)| (*a..*b).contains(&m.start()));
+        if label || numbered || in_header {
             continue;
         }
         // A number with a glued unit (`30s`, `500K-token`, `2h`) is the quantity's.
@@ -1160,15 +1166,7 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
         {
             continue;
         }
-        taken.push(m.start(), m.start() + t.len());
-        push(
-            &mut out,
-            &mut seen,
-            t,
-            FactKind::Identifier,
-            None,
-            m.start(),
-        );
+        identifier(&mut taken, &mut out, &mut seen, t, m.start());
     }
     // A capitalized name inside a sentence (`Nanjing South`, `Sonnet`): a proper noun,
     // checked where the evidence is written in the same script (see `Evidence::judge`).
@@ -1202,15 +1200,7 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
         let covered = taken.near(m.start(), m.end()).any(within)
             || quantity_spans.near(m.start(), m.end()).any(within);
         if !covered && m.as_str().chars().any(|c| c.is_ascii_alphanumeric()) {
-            taken.push(m.start(), m.end());
-            push(
-                &mut out,
-                &mut seen,
-                m.as_str(),
-                FactKind::Identifier,
-                None,
-                m.start(),
-            );
+            identifier(&mut taken, &mut out, &mut seen, m.as_str(), m.start());
         }
     }
     for mut q in quantities {
@@ -1243,18 +1233,25 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
     out
 }
 
-/// Whether the line at `at` is a CSV header: three or more comma-separated names and
-/// nothing else (`order_id,refund_amount,status`); its names are columns, not facts.
-fn csv_header(folded: &str, at: usize) -> bool {
-    let from = folded[..at].rfind('\n').map_or(0, |i| i + 1);
-    let to = folded[at..].find('\n').map_or(folded.len(), |i| at + i);
-    let fields: Vec<&str> = folded[from..to].trim().split(',').collect();
-    fields.len() >= 3
-        && fields.iter().all(|f| {
-            let f = f.trim();
-            f.starts_with(|c: char| c.is_ascii_alphabetic())
-                && f.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-        })
+/// The byte spans of the lines that are CSV headers: three or more comma-separated names
+/// and nothing else (`order_id,refund_amount,status`); their names are columns, not facts.
+fn csv_headers(folded: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    for line in folded.split_inclusive('\n') {
+        let fields: Vec<&str> = line.trim().split(',').collect();
+        let header = fields.len() >= 3
+            && fields.iter().all(|f| {
+                let f = f.trim();
+                f.starts_with(|c: char| c.is_ascii_alphabetic())
+                    && f.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            });
+        if header {
+            out.push((from, from + line.len()));
+        }
+        from += line.len();
+    }
+    out
 }
 
 /// Capitalized words that name no particular thing: days, months, units, titles.
@@ -1348,21 +1345,21 @@ fn list_marker(folded: &str, q: &Quantity) -> bool {
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     // A log line's timestamp (`[12:04:31] search_docs started`), a chat message's time
     // after its sender (`**weather-bot** 10:42`).
-    let rest_of_line = folded[q.end..]
-        .split('\n')
-        .next()
-        .unwrap_or_default()
-        .trim();
-    if q.dim == Dim::Clock
-        && ((before[line_start..].trim() == "[" && rest_of_line.starts_with(']'))
+    if q.dim == Dim::Clock && {
+        let rest_of_line = folded[q.end..]
+            .split('\n')
+            .next()
+            .unwrap_or_default()
+            .trim();
+        (before[line_start..].trim() == "[" && rest_of_line.starts_with(']'))
             || (rest_of_line.is_empty() && {
                 let lead = before[line_start..].trim();
                 lead.len() > 4
                     && lead.starts_with("**")
                     && lead.ends_with("**")
                     && !lead[2..lead.len() - 2].contains("**")
-            }))
-    {
+            })
+    } {
         return true;
     }
     if q.dim != Dim::Plain {
@@ -1370,15 +1367,22 @@ fn list_marker(folded: &str, q: &Quantity) -> bool {
     }
     let lead = before[line_start..].trim_matches(|c: char| c.is_whitespace() || "#*->".contains(c));
     let after = &folded[q.end..];
-    // A line of reaction counts (`👀 1   👍 2`) is decoration.
-    let line_end = after.find('\n').map_or(after.len(), |i| i);
-    let line = format!("{}{}", &before[line_start..], &after[..line_end]);
-    if line.chars().any(is_pictograph)
-        && line
+    // A line of reaction counts (`👀 1   👍 2`) is decoration. Read only where the number
+    // follows an emoji, a digit or nothing on its line: a prose line is not read per number.
+    let decoration = |c: char| is_pictograph(c) || c.is_ascii_digit() || c == '\u{fe0f}';
+    let opens = before[line_start..]
+        .chars()
+        .rev()
+        .find(|c| !c.is_whitespace())
+        .is_none_or(decoration);
+    if opens {
+        let line_end = after.find('\n').unwrap_or(after.len());
+        let mut line = before[line_start..]
             .chars()
-            .all(|c| is_pictograph(c) || c.is_ascii_digit() || c.is_whitespace() || c == '\u{fe0f}')
-    {
-        return true;
+            .chain(after[..line_end].chars());
+        if line.clone().any(is_pictograph) && line.all(|c| decoration(c) || c.is_whitespace()) {
+            return true;
+        }
     }
     (lead.is_empty() && after.starts_with(['.', ')', '、', '）']))
         || (before.ends_with('[') || before.ends_with("[^")) && after.starts_with(']')
@@ -2044,7 +2048,12 @@ impl Evidence {
                 }
                 if let Some(q) = &c.quantity {
                     let clause = analysis.clauses.get(c.clause);
-                    let after = analysis.folded[q.end..].trim_start().to_ascii_lowercase();
+                    let rest = analysis.folded[q.end..].trim_start();
+                    let mut cut = rest.len().min(32);
+                    while !rest.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    let after = rest[..cut].to_ascii_lowercase();
                     // "not 100% sure", "不能 100% 确定": a degree, not a fact.
                     if q.dim == Dim::Percent
                         && ["sure", "certain", "confident", "确定", "肯定", "保证"]
