@@ -241,6 +241,29 @@ impl Vocabulary {
         }
     }
 
+    /// `text` (folded) and its [`spaced`] form with every entry blanked: what a clause
+    /// says besides these words.
+    fn blank(&self, text: &str, spaced_text: &str) -> (String, String) {
+        let out = |ac: &Option<AhoCorasick>, t: &str| match ac {
+            Some(ac) => {
+                let mut o = String::with_capacity(t.len());
+                let mut last = 0;
+                for m in ac.find_iter(t) {
+                    o.push_str(&t[last..m.start()]);
+                    o.extend(std::iter::repeat_n(
+                        ' ',
+                        t[m.start()..m.end()].chars().count(),
+                    ));
+                    last = m.end();
+                }
+                o.push_str(&t[last..]);
+                o
+            }
+            None => t.to_string(),
+        };
+        (out(&self.other, text), out(&self.words, spaced_text))
+    }
+
     /// Whether `text` (folded) holds an entry; `spaced_text` is [`spaced`] of it.
     fn hit(&self, text: &str, spaced_text: &str) -> bool {
         self.words
@@ -753,6 +776,8 @@ impl Analysis {
             let mut under_query_label = false;
             // A supposition holds for the rest of its sentence ("For example, 停 3 小时…").
             let mut supposing = false;
+            // A hedge standing alone as a clause, for the next clause of the sentence.
+            let mut carried_hedge: Option<String> = None;
             for (cs, ce, colon, paren) in clause_spans(&folded, s, e) {
                 let text = &folded[cs..ce];
                 if text.trim().is_empty() {
@@ -764,11 +789,22 @@ impl Analysis {
                     None => text,
                 };
                 // A bare yes or no opening the answer answers a yes-or-no question.
+                // A clause that is only a hedge ("一般来说，", "Generally speaking,") is a
+                // sentence adverb: it hedges the clause after it.
+                let hedge_only = hedge_alone(text, vocab);
+                let carried = carried_hedge.take();
                 let own = if clauses.is_empty() && is_yes_no(text) {
                     Role::Subject
+                } else if hedge_only {
+                    Role::Neutral
+                } else if let Some(h) = &carried {
+                    role(&format!("{h} {read}"), subject, vocab)
                 } else {
                     role(read, subject, vocab)
                 };
+                if hedge_only {
+                    carried_hedge = Some(text.to_string());
+                }
                 let role = if heading || colon {
                     under_process_label |= colon && own == Role::Process;
                     under_query_label = colon && vocab.query_label.hit(text, &spaced(text));
@@ -800,7 +836,9 @@ impl Analysis {
                         "example" | "examples" | "e g"
                     );
                 supposing |= vocab.supposition.starts(&sp, text) || example_label;
-                let hypothetical = supposing || vocab.supposition.hit(text, &sp);
+                // A hedge's characters are no supposition's (`好像是` is not `像是`).
+                let (unhedged, unhedged_sp) = vocab.hedge.blank(text, &sp);
+                let hypothetical = supposing || vocab.supposition.hit(&unhedged, &unhedged_sp);
                 clauses.push(Clause {
                     start: cs,
                     end: ce,
@@ -809,7 +847,7 @@ impl Analysis {
                     hypothetical,
                     redirect: vocab.redirect.hit(read, &spaced(read)),
                     topic: vocab.topic.starts(&sp, text),
-                    hedged: vocab.hedge.hit(text, &sp),
+                    hedged: (vocab.hedge.hit(text, &sp) && !hedge_only) || carried.is_some(),
                     label: heading || colon,
                 });
             }
@@ -885,6 +923,18 @@ impl Analysis {
     pub fn facts(&self) -> Vec<Fact> {
         self.claims.iter().map(|c| c.fact.clone()).collect()
     }
+}
+
+/// Whether a clause is a hedge and nothing else ("一般来说", "Generally speaking", "凭印象讲").
+fn hedge_alone(text: &str, vocab: &Vocabularies) -> bool {
+    const FILLER: &[&str] = &["speaking", "来说", "来讲", "而言", "说来"];
+    let sp = spaced(text);
+    if !vocab.hedge.hit(text, &sp) {
+        return false;
+    }
+    let (zh_blank, _) = vocab.hedge.blank(text, &sp);
+    let (_, both) = vocab.hedge.blank(&zh_blank, &spaced(&zh_blank));
+    words(&both).iter().all(|w| FILLER.contains(&w.as_str()))
 }
 
 /// A relative clause (", which costs $12", ", where the status is shown") qualifies what
@@ -2461,7 +2511,13 @@ impl Evidence {
             return Ok(());
         };
         let all = self.lines();
-        let context = naming_words(&analysis.folded[clause.start..clause.end]);
+        // A cell of the answer's own table is attached to its row's key and its column's
+        // header, not to the other cells' words (`MTok` of the price cells names no
+        // context window).
+        let context = naming_words(
+            &answer_cell(&analysis.folded, clause, claim.at)
+                .unwrap_or_else(|| analysis.folded[clause.start..clause.end].to_string()),
+        );
         let like = |e: &Quantity| like_quantities(q, e);
         // Only records say what a number is attached to: table rows, `label: value` lines,
         // list items; a line of wrapped prose may cut a sentence anywhere.
@@ -2872,6 +2928,45 @@ impl Evidence {
             .position(|cell| numbers::scan(cell).iter().any(|e| q.same_as(e)))?;
         Some(named.contains(&at))
     }
+}
+
+/// For a fact at `at` in a row of the answer's own Markdown table: the row's first cell
+/// and the header of the fact's column ("atlas-small-2 context"; "Output atlas-medium-2"
+/// in a table with one column per model). None outside a table or without a header.
+fn answer_cell(folded: &str, clause: &Clause, at: usize) -> Option<String> {
+    let line_start = folded[..clause.start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = folded[clause.start..]
+        .find('\n')
+        .map_or(folded.len(), |i| clause.start + i);
+    let row = &folded[line_start..line_end];
+    if !row.trim_start().starts_with('|') || !(line_start..line_end).contains(&at) {
+        return None;
+    }
+    let column = folded[line_start..at].matches('|').count();
+    let mut header = None;
+    let mut end = line_start;
+    while end > 0 {
+        let start = folded[..end - 1].rfind('\n').map_or(0, |i| i + 1);
+        let line = folded[start..end - 1].trim();
+        if !line.starts_with('|') {
+            break;
+        }
+        if !line.chars().all(|c| "|-: ".contains(c)) {
+            header = Some(line);
+        }
+        end = start;
+    }
+    let header = header?;
+    let cells = |line: &str| -> Vec<String> {
+        line.trim()
+            .trim_start_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let head = cells(header).get(column.checked_sub(1)?)?.clone();
+    let key = cells(row).first().cloned().unwrap_or_default();
+    Some(format!("{key} {head}"))
 }
 
 /// The words of a text that can name a record: its words, not its numbers (`200K` names
@@ -3918,5 +4013,51 @@ mod tests {
         assert!(matches!(judged[0], Support::WrongContext(_)), "{judged:?}");
         let a = analysis("The Pro plan gets 5,000 API calls per day.", "Pro plan");
         assert_eq!(ev.judge(&a), [Support::Tools]);
+    }
+
+    #[test]
+    fn a_cell_of_the_answers_table_reads_under_its_own_header() {
+        let ev = Evidence::new(
+            "| model | input $/MTok | output $/MTok | context |\n|---|---|---|---|\n\
+             | atlas-large-2 | $15 | $75 | 200K |\n| atlas-medium-2 | $3 | $15 | 200K |\n\
+             | atlas-small-2 | $0.80 | $4 | 100K |",
+            "",
+            "",
+            Vec::new(),
+        );
+        let q = "atlas-small-2 or atlas-medium-2?";
+        // The context cell is the context column's, whatever units the other cells carry.
+        let a = analysis(
+            "| model | input | output | context |\n|---|---|---|---|\n\
+             | atlas-small-2 | $0.80/MTok | $4/MTok | 100K |",
+            q,
+        );
+        assert!(
+            ev.judge(&a)
+                .iter()
+                .all(|s| *s != Support::Unsupported && !matches!(s, Support::WrongContext(_))),
+            "{:?}",
+            ev.judge(&a)
+        );
+        // One column per model: the header names the record of every cell below it.
+        let a = analysis(
+            "| | atlas-medium-2 |\n|---|---|\n| Input | $3 / MTok |\n| Output | $75 / MTok |",
+            q,
+        );
+        let judged = ev.judge(&a);
+        let at = a.claims.iter().position(|c| c.fact.text == "$75").unwrap();
+        assert!(matches!(judged[at], Support::WrongContext(_)), "{judged:?}");
+    }
+
+    #[test]
+    fn a_hedge_standing_alone_hedges_the_next_clause() {
+        let q = "libfoo 最新版本是多少？";
+        assert!(!asserts(
+            "调用被拒绝了：permission denied。一般来说，这表示当前会话的令牌没有被授予读取权限。",
+            q
+        ));
+        // `好像是` hedges; it is no supposition (`像是`), so its numbers are claims.
+        let a = analysis("好像是消费满 500 元可以免费停 3 小时。", "停车费怎么算？");
+        assert!(a.clauses.iter().all(|c| !c.hypothetical && c.hedged));
     }
 }
