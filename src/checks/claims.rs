@@ -59,6 +59,8 @@ pub struct Clause {
     pub hedged: bool,
     /// It is a heading or a label before a colon.
     pub label: bool,
+    /// It is a label or heading that speaks of the process ("1 次查询失败：").
+    pub process_label: bool,
 }
 
 /// One key fact of the answer.
@@ -849,6 +851,7 @@ impl Analysis {
                     topic: vocab.topic.starts(&sp, text),
                     hedged: (vocab.hedge.hit(text, &sp) && !hedge_only) || carried.is_some(),
                     label: heading || colon,
+                    process_label: (heading || colon) && own == Role::Process,
                 });
             }
         }
@@ -925,6 +928,79 @@ impl Analysis {
     }
 }
 
+/// Whether the line at `at` shows a call at a prompt (`> tool --flag value`, `$ tool …`)
+/// to a tool the trace holds (`process_norm`, normalized).
+fn shows_call(folded: &str, at: usize, process_norm: &str) -> bool {
+    let line_start = folded[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = folded[line_start..].trim_start();
+    let Some(rest) = line.strip_prefix(['>', '$']) else {
+        return false;
+    };
+    let command: String = rest
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        .collect();
+    command.len() >= 3
+        && process_norm
+            .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+            .any(|w| w == normalize(&command))
+}
+
+/// Whether a count counts the calls themselves: attempts, retries, requests, queries,
+/// times (`次`), results (`条结果`).
+fn counts_calls(q: &Quantity, folded: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "time", "attempt", "retrie", "retry", "request", "call", "try", "trie", "query", "querie",
+        "lookup", "search", "result", "次",
+    ];
+    let after = folded[q.end..].trim_start();
+    WORDS.contains(&q.word.as_str())
+        || (q.word == "条"
+            && ["结果", "记录", "资料", "数据"]
+                .iter()
+                .any(|w| after.starts_with(w)))
+}
+
+/// The label right before `at` (on its line) that makes what follows the reply's own
+/// ticket or case number, if any.
+fn reference_label(folded: &str, at: usize) -> Option<&'static str> {
+    const LABELS: &[&str] = &[
+        "ticket",
+        "ticket no",
+        "ticket number",
+        "ticket id",
+        "case",
+        "case no",
+        "case number",
+        "case id",
+        "incident",
+        "工单",
+        "工单号",
+        "工单编号",
+        "案件编号",
+        "受理编号",
+        "受理单号",
+        "服务单号",
+        "客服单号",
+        "回执编号",
+    ];
+    // Not "reference": a refund's or an order's reference is the subject's.
+    let line_start = folded[..at].rfind('\n').map_or(0, |i| i + 1);
+    let before = folded[line_start..at]
+        .trim_end_matches(|c: char| c.is_whitespace() || "#:：.【[（(-".contains(c))
+        .to_lowercase();
+    LABELS
+        .iter()
+        .filter(|l| before.ends_with(*l))
+        // A whole word: `showcase` holds no `case`.
+        .find(|l| {
+            !l.is_ascii()
+                || !before[..before.len() - l.len()].ends_with(|c: char| c.is_ascii_alphanumeric())
+        })
+        .copied()
+}
+
 /// Whether a clause is a hedge and nothing else ("一般来说", "Generally speaking", "凭印象讲").
 fn hedge_alone(text: &str, vocab: &Vocabularies) -> bool {
     const FILLER: &[&str] = &["speaking", "来说", "来讲", "而言", "说来"];
@@ -971,8 +1047,9 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
         return Role::Neutral;
     }
     // "I think the Pro plan is cheaper": a hedge about the subject is a claim, even in the
-    // agent's own voice — but not one about the process ("可能是关键词不匹配").
-    if hedge && named && !vocab.process_not_self.hit(text, &sp) {
+    // agent's own voice — but not one about the process ("可能是关键词不匹配") nor one
+    // saying where to look ("the API rates should be listed there").
+    if hedge && named && !vocab.process_not_self.hit(text, &sp) && !vocab.redirect.hit(text, &sp) {
         return Role::Subject;
     }
     // The process in words other than the question's own ("timeout" when the question
@@ -2013,14 +2090,18 @@ impl Evidence {
                 // Named while speaking of the process (the failed call's URL, `--help`,
                 // the quoted error, "after 30 s"): the answer points, it does not assert.
                 let clause = analysis.clauses.get(c.clause);
-                let in_process_clause =
-                    clause.is_some_and(|cl| matches!(cl.role, Role::Process | Role::Question));
+                let in_process_clause = clause.is_some_and(|cl| {
+                    matches!(cl.role, Role::Process | Role::Question) || cl.process_label
+                });
                 let redirect = clause.is_some_and(|cl| cl.redirect);
                 // Where the clause points elsewhere, only the source's address and number
                 // point ("per the app it boards from gate E12" still claims the gate).
                 let pointer = match c.fact.kind {
                     FactKind::Url => true,
-                    FactKind::Identifier | FactKind::Quote => !redirect,
+                    // A path through an app's screens (「我的订单 → 退款详情」) points.
+                    FactKind::Identifier | FactKind::Quote => {
+                        !redirect || c.fact.text.contains(['→', '›', '»', '>'])
+                    }
                     _ => false,
                 } || c.quantity.as_ref().is_some_and(|q| {
                     let integer = q.dim == Dim::Plain && q.decimals == 0;
@@ -2029,9 +2110,9 @@ impl Evidence {
                         let after = analysis.folded[q.end..].trim_start_matches(' ');
                         after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '/')
                     };
-                    if redirect {
+                    if redirect && integer {
                         // A source's name or number: `12306`, a hotline.
-                        integer
+                        true
                     } else if integer && names_a_thing && q.word.is_empty() {
                         true
                     } else {
@@ -2041,6 +2122,8 @@ impl Evidence {
                         q.dim == Dim::Duration
                             || (integer && (100.0..600.0).contains(&q.raw))
                             || (integer && q.raw == 0.0)
+                            // A count of the calls ("1 次查询失败", "after 2 retries").
+                            || (integer && counts_calls(q, &analysis.folded))
                     }
                 });
                 // The topic restated in its own words or quotes ("关于“请求超时的修改方法”").
@@ -2062,9 +2145,26 @@ impl Evidence {
                 {
                     return Support::Process;
                 }
+                // The failed call shown as typed (`> train_status --train G102`): the
+                // process, whatever its arguments look like.
+                if !self.has_tools
+                    && !in_tools[i]
+                    && shows_call(&analysis.folded, c.at, &self.process_norm)
+                {
+                    return Support::Process;
+                }
                 // Asked, not stated: "Q：G102 是几点？" restates the question.
                 if clause.is_some_and(|cl| cl.role == Role::Question) && !in_tools[i] {
                     return Support::Input;
+                }
+                // The reply's own reference (`工单号：EC-20261203-0417`, `Ticket #4411`)
+                // names the reply, not the subject — unless the question is about tickets.
+                if matches!(c.fact.kind, FactKind::Identifier | FactKind::Number)
+                    && !in_tools[i]
+                    && let Some(label) = reference_label(&analysis.folded, c.at)
+                    && !crate::text::contains(&self.input_folded, label)
+                {
+                    return Support::Process;
                 }
                 // With no tool result, outside any statement of the subject, a flag without
                 // a value points (`exctl --help`) and a line of words in capitals is a heading
@@ -3466,6 +3566,56 @@ mod tests {
         ] {
             assert!(!asserts(r, q), "{r}");
         }
+    }
+
+    #[test]
+    fn the_replys_own_bookkeeping_asserts_nothing() {
+        readings(
+            "What is the baggage allowance on flight KL1002?",
+            &[
+                // A ticket of the reply, the calls counted, a path through the app's screens.
+                "Case #CS-7741-B\n\nThe fare service refused the call (permission denied), so I have no allowance to give.",
+                "2 次查询失败：行李规则服务拒绝了请求。所以托运额度我这边拿不到。",
+                "查不到行李规则（服务无响应）。你可以在 App 的「我的行程 → 行李」里看。",
+                "The fare lookup timed out. The allowance should be listed there, on your booking page.",
+            ],
+            &[
+                "Case #CS-7741-B: the fare service refused the call, but KL1002 allows 23 kg.",
+                "2 次查询失败，不过一般是 23 公斤。",
+            ],
+        );
+        // The question about tickets makes a ticket number a claim again.
+        assert!(asserts(
+            "Ticket #TK-5520 was refused, sorry.",
+            "What is the status of my ticket?"
+        ));
+    }
+
+    #[test]
+    fn the_failed_call_shown_at_a_prompt_is_the_process() {
+        let q = "When does bus 47 leave?";
+        let ev = Evidence::new(
+            "",
+            q,
+            "bus_times\n{\"line\":\"47\"}\nservice unavailable",
+            Vec::new(),
+        );
+        let a = analysis(
+            "> bus_times --line 47 --stop K9\n(no response)\n\nThe timetable service is down.",
+            q,
+        );
+        assert!(
+            ev.judge(&a).iter().all(|s| !s.is_claim()),
+            "{:?}",
+            ev.judge(&a)
+        );
+        // A command the trace never ran is the answer's own.
+        let a = analysis("> timetable --stop K9\nThe timetable service is down.", q);
+        assert!(
+            ev.judge(&a).iter().any(Support::is_claim),
+            "{:?}",
+            ev.judge(&a)
+        );
     }
 
     /// Each of `silent` asserts nothing about `input`'s subject; each of `stating` does.
