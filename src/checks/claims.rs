@@ -837,7 +837,11 @@ impl Analysis {
                         sp.trim_matches(|c: char| !c.is_ascii_alphanumeric()),
                         "example" | "examples" | "e g"
                     );
-                supposing |= vocab.supposition.starts(&sp, text) || example_label;
+                // A condition ("如果需要更久，", "If you need more,") holds for its own
+                // clause: what the sentence says after it is stated ("…可以升级 Business
+                // plan：成员上限 200 人").
+                supposing |=
+                    (vocab.supposition.starts(&sp, text) && !conditional(text)) || example_label;
                 // A hedge's characters are no supposition's (`好像是` is not `像是`).
                 let (unhedged, unhedged_sp) = vocab.hedge.blank(text, &sp);
                 let hypothetical = supposing || vocab.supposition.hit(&unhedged, &unhedged_sp);
@@ -999,6 +1003,19 @@ fn reference_label(folded: &str, at: usize) -> Option<&'static str> {
                 || !before[..before.len() - l.len()].ends_with(|c: char| c.is_ascii_alphanumeric())
         })
         .copied()
+}
+
+/// Whether a clause opens with a condition (if, 如果), not an example (for example, 例如).
+fn conditional(text: &str) -> bool {
+    const OPENINGS: &[&str] = &[
+        "if ", "suppose", "say you", "如果", "假如", "假设", "若", "要是",
+    ];
+    let t = text
+        .trim_start_matches(|c: char| {
+            c.is_whitespace() || c.is_ascii_punctuation() || "•·-".contains(c)
+        })
+        .to_lowercase();
+    OPENINGS.iter().any(|o| t.starts_with(o))
 }
 
 /// Whether a clause is a hedge and nothing else ("一般来说", "Generally speaking", "凭印象讲").
@@ -2956,7 +2973,7 @@ impl Evidence {
             .iter()
             .find(|(e, l)| *l == r && like_quantities(q, e) && !stated(e))
         else {
-            return Ok(());
+            return self.borrowed(lines, q, r, placed, with_q, clause, analysis);
         };
         // The sentence's words decide which record it reads; where they name neither, the
         // siblings do when they agree, two or more, and none reads where `q` is.
@@ -2984,6 +3001,58 @@ impl Evidence {
             q.text(&analysis.folded).trim(),
             self.tools_folded[s..e].trim(),
             own.0.text(self.scanned()).trim()
+        ))
+    }
+
+    /// Where the sentence's other values (`placed` of them, none on `q`'s `lines`) all
+    /// come from record `r`, which has no value of `q`'s kind, and `q` is only on other
+    /// entities' records that the sentence never names: the answer lends `q` to `r`'s
+    /// entity ("Pro 套餐每席位每月 20 美元，最多 10 个席位，并提供 99.95% 的可用性 SLA" where
+    /// the SLA is Enterprise's).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the sibling check's findings, passed on"
+    )]
+    fn borrowed(
+        &self,
+        lines: &[usize],
+        q: &Quantity,
+        r: usize,
+        placed: usize,
+        with_q: usize,
+        clause: &Clause,
+        analysis: &Analysis,
+    ) -> Result<(), String> {
+        let entities = self.entity_records();
+        if placed < 2 || with_q > 0 || !entities.contains(&r) {
+            return Ok(());
+        }
+        if !lines.iter().all(|l| entities.contains(l)) {
+            return Ok(());
+        }
+        let sentence: String = analysis
+            .clauses
+            .iter()
+            .filter(|o| o.sentence == clause.sentence)
+            .map(|o| &analysis.folded[o.start..o.end])
+            .collect::<Vec<_>>()
+            .join(" ");
+        let sentence = normalize(&sentence);
+        let named = |l: usize| {
+            let key = self.line_key(l);
+            !key.is_empty() && key.iter().any(|w| sentence.contains(w.as_str()))
+        };
+        if lines.iter().any(|l| named(*l)) || !named(r) {
+            return Ok(());
+        }
+        let all = self.lines();
+        let (s, e) = all[lines[0]];
+        let (rs, re) = all[r];
+        Err(format!(
+            "`{}` is in the evidence on “{}”, not on “{}”, where the sentence's other values are",
+            q.text(&analysis.folded).trim(),
+            self.tools_folded[s..e].trim(),
+            self.tools_folded[rs..re].trim()
         ))
     }
 
@@ -4197,6 +4266,41 @@ mod tests {
         let judged = ev.judge(&a);
         let at = a.claims.iter().position(|c| c.fact.text == "$75").unwrap();
         assert!(matches!(judged[at], Support::WrongContext(_)), "{judged:?}");
+    }
+
+    #[test]
+    fn a_sentence_that_reads_one_record_lends_it_no_other_records_value() {
+        let ev = Evidence::new(
+            "Basic: €9/month, 2 rooms, 30-day history\nPremium: contact us; on-site support; 4-hour response",
+            "",
+            "",
+            Vec::new(),
+        );
+        let q = "What does Basic cost?";
+        let a = analysis("Basic 每月 €9，可用 2 个房间，并提供 4-hour response。", q);
+        let judged = ev.judge(&a);
+        assert!(
+            judged.iter().any(|s| matches!(s, Support::WrongContext(_))),
+            "{judged:?}"
+        );
+        // Naming the other record makes it the sentence's own.
+        let a = analysis(
+            "Basic 每月 €9，可用 2 个房间，Premium 则有 4-hour response。",
+            q,
+        );
+        assert!(
+            ev.judge(&a)
+                .iter()
+                .all(|s| !matches!(s, Support::WrongContext(_)))
+        );
+    }
+
+    #[test]
+    fn a_condition_holds_for_its_clause_an_example_for_its_sentence() {
+        let a = analysis("如果需要更多房间，可以升级 Premium：最多 12 个房间。", "");
+        assert!(!a.clauses.last().unwrap().hypothetical);
+        let a = analysis("例如停 3 小时，费用是 40 元。", "");
+        assert!(a.clauses.iter().all(|c| c.hypothetical));
     }
 
     #[test]
