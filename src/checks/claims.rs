@@ -1601,6 +1601,9 @@ pub struct Evidence {
     line_keys: OnceLock<Vec<OnceLock<Vec<String>>>>,
     /// The records of an entity (see [`Evidence::entity_records`]).
     entity_records: OnceLock<Vec<usize>>,
+    /// The names an answer gives the entity records (see [`Evidence::aliases`]), for the
+    /// answer (its folded text's address and length) they were learnt from.
+    aliases: std::sync::Mutex<Option<((usize, usize), std::sync::Arc<Vec<Vec<String>>>)>>,
     /// For evidence over [`FULL_SCAN`]: the answer's quantities some tool result states,
     /// found in one pass over the evidence for the ways each could be written.
     stated: std::sync::Mutex<std::collections::HashMap<DeriveKey, bool>>,
@@ -1798,6 +1801,7 @@ impl Evidence {
             line_norms: OnceLock::new(),
             line_keys: OnceLock::new(),
             entity_records: OnceLock::new(),
+            aliases: std::sync::Mutex::new(None),
             placeholder_ends: OnceLock::new(),
             derived: Default::default(),
             stated: Default::default(),
@@ -2533,6 +2537,66 @@ impl Evidence {
         analysis.clauses.get(claim.clause)
     }
 
+    /// The names the answer gives each entity record (indexed like
+    /// [`Evidence::entity_records`]) in the question's words where the evidence uses
+    /// others: the question's words before a value that only that record states, in the
+    /// value's clause ("里斯本现在 19 °C" names `Lisbon: 19 °C, …` when the question asks
+    /// about 里斯本), where the question names no record by its key. A word given to two
+    /// records names neither.
+    fn aliases(&self, analysis: &Analysis) -> std::sync::Arc<Vec<Vec<String>>> {
+        let id = (analysis.folded.as_ptr() as usize, analysis.folded.len());
+        let mut cache = self.aliases.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((at, a)) = cache.as_ref()
+            && *at == id
+        {
+            return std::sync::Arc::clone(a);
+        }
+        let entities = self.entity_records();
+        let mut names: Vec<Vec<String>> = vec![Vec::new(); entities.len()];
+        // Only where the question names no record by its key: it asks in other words
+        // than the evidence's ("奥斯陆和里斯本…" of `Oslo:` and `Lisbon:`).
+        let input = normalize(&self.input_folded);
+        let keyed = entities
+            .iter()
+            .any(|l| self.line_key(*l).iter().any(|w| input.contains(w.as_str())));
+        if entities.len() >= 2 && !keyed {
+            let in_evidence = |w: &str| entities.iter().any(|l| self.line_norm(*l).contains(w));
+            for c in &analysis.claims {
+                let (Some(q), Some(clause)) = (&c.quantity, analysis.clauses.get(c.clause)) else {
+                    continue;
+                };
+                let on: Vec<usize> = self
+                    .lines_stating(q)
+                    .into_iter()
+                    .filter_map(|l| entities.binary_search(&l).ok())
+                    .collect();
+                let [e] = on[..] else { continue };
+                let before = &analysis.folded[clause.start..c.at.max(clause.start)];
+                for w in naming_words(before) {
+                    if input.contains(w.as_str()) && !in_evidence(&w) && !names[e].contains(&w) {
+                        names[e].push(w);
+                    }
+                }
+            }
+            let given_twice: HashSet<String> = {
+                let mut seen = HashSet::new();
+                let mut twice = HashSet::new();
+                for w in names.iter().flatten() {
+                    if !seen.insert(w.clone()) {
+                        twice.insert(w.clone());
+                    }
+                }
+                twice
+            };
+            for n in &mut names {
+                n.retain(|w| !given_twice.contains(w));
+            }
+        }
+        let a = std::sync::Arc::new(names);
+        *cache = Some((id, std::sync::Arc::clone(&a)));
+        a
+    }
+
     /// The records of an entity: values of their own, several of them (`Train type:
     /// CR400BF` labels one value; a table's header holds none).
     fn entity_records(&self) -> &[usize] {
@@ -2786,7 +2850,21 @@ impl Evidence {
         analysis: &Analysis,
         clause_only: bool,
     ) -> Option<usize> {
-        let keys: Vec<&[String]> = candidates.iter().map(|l| self.line_key(*l)).collect();
+        // A record's key, and the names the answer gives it in its own words ("里斯本" for
+        // `Lisbon:`).
+        let aliases = self.aliases(analysis);
+        let entities = self.entity_records();
+        let owned: Vec<Vec<String>> = candidates
+            .iter()
+            .map(|l| {
+                let mut ws = self.line_key(*l).to_vec();
+                if let Ok(e) = entities.binary_search(l) {
+                    ws.extend(aliases[e].iter().cloned());
+                }
+                ws
+            })
+            .collect();
+        let keys: Vec<&[String]> = owned.iter().map(Vec::as_slice).collect();
         // A key's word names its record only where no other candidate line holds it
         // anywhere ("API" keys `Model API:` but is also on Pro's line).
         let own = |i: usize, w: &String| {
@@ -2872,9 +2950,28 @@ impl Evidence {
             .find(|s| *s < here.sentence)
             .unwrap_or(here.sentence);
         let q = claim.quantity.as_ref()?;
+        // An aside in parentheses ("（18 km/h，里斯本是 9 km/h）") is no focus for what
+        // follows it.
+        let aside = |i: usize| {
+            let c = &clauses[i];
+            let from = clauses[..i]
+                .iter()
+                .rev()
+                .take_while(|o| o.sentence == c.sentence)
+                .last()
+                .map_or(c.start, |o| o.start);
+            let before = &analysis.folded[from..c.start];
+            let open = before.matches(['(', '（']).count();
+            let close = before.matches([')', '）']).count();
+            open > close
+                || analysis.folded[c.start..]
+                    .trim_start()
+                    .starts_with(['(', '（'])
+        };
         (0..claim.clause)
             .rev()
             .take_while(|&i| clauses[i].sentence >= previous)
+            .filter(|&i| !aside(i))
             .filter(|&i| {
                 !analysis.claims.iter().any(|c| {
                     c.clause == i && c.quantity.as_ref().is_some_and(|o| like_quantities(q, o))
@@ -3174,6 +3271,14 @@ fn comparing(clause: &str) -> bool {
         || ["比", "相比", "对比", "相较"]
             .iter()
             .any(|w| clause.contains(w))
+        // `19 °C 对奥斯陆 7 °C`: 对 right after a value sets it against another.
+        || clause.match_indices('对').any(|(at, _)| {
+            clause[..at]
+                .trim_end()
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || "%°$€¥元".contains(c))
+        })
 }
 
 /// Whether an evidence quantity `e` is of the kind of the answer's `q`, so that one could
@@ -4288,6 +4393,41 @@ mod tests {
             "Basic 每月 €9，可用 2 个房间，Premium 则有 4-hour response。",
             q,
         );
+        assert!(
+            ev.judge(&a)
+                .iter()
+                .all(|s| !matches!(s, Support::WrongContext(_)))
+        );
+    }
+
+    #[test]
+    fn the_answer_names_records_in_the_questions_words() {
+        let ev = Evidence::new(
+            "Riga: 4 °C, fog, humidity 91%\nValletta: 21 °C, clear, humidity 60%",
+            "里加和瓦莱塔哪里更暖和？",
+            "",
+            Vec::new(),
+        );
+        let q = "里加和瓦莱塔哪里更暖和？";
+        // 瓦莱塔 is Valletta by its 21 °C; Riga's humidity lent to it is caught.
+        let a = analysis(
+            "瓦莱塔更暖和。瓦莱塔现在 21 °C，晴，湿度 91%；里加只有 4 °C。",
+            q,
+        );
+        let judged = ev.judge(&a);
+        let at = a.claims.iter().position(|c| c.fact.text == "91%").unwrap();
+        assert!(matches!(judged[at], Support::WrongContext(_)), "{judged:?}");
+        let a = analysis(
+            "瓦莱塔更暖和。瓦莱塔现在 21 °C，湿度 60%；里加只有 4 °C，湿度 91%。",
+            q,
+        );
+        assert!(
+            ev.judge(&a)
+                .iter()
+                .all(|s| !matches!(s, Support::WrongContext(_)))
+        );
+        // Set against each other, and in an aside, values keep their own records.
+        let a = analysis("瓦莱塔较暖：21 °C 对里加 4 °C。", q);
         assert!(
             ev.judge(&a)
                 .iter()
