@@ -1603,13 +1603,18 @@ pub struct Evidence {
     entity_records: OnceLock<Vec<usize>>,
     /// The names an answer gives the entity records (see [`Evidence::aliases`]), for the
     /// answer (its folded text's address and length) they were learnt from.
-    aliases: std::sync::Mutex<Option<((usize, usize), std::sync::Arc<Vec<Vec<String>>>)>>,
+    aliases: std::sync::Mutex<Option<(AnswerId, Aliases)>>,
     /// For evidence over [`FULL_SCAN`]: the answer's quantities some tool result states,
     /// found in one pass over the evidence for the ways each could be written.
     stated: std::sync::Mutex<std::collections::HashMap<DeriveKey, bool>>,
     /// Computations already looked for, by quantity: an answer repeats its numbers.
     derived: std::sync::Mutex<std::collections::HashMap<DeriveKey, Option<String>>>,
 }
+
+/// An answer's folded text, by address and length.
+type AnswerId = (usize, usize);
+/// Per entity record, the names an answer gives it.
+type Aliases = std::sync::Arc<Vec<Vec<String>>>;
 
 type DeriveKey = (Dim, u64, u64, u8, bool, String, u8);
 
@@ -2543,7 +2548,7 @@ impl Evidence {
     /// value's clause ("里斯本现在 19 °C" names `Lisbon: 19 °C, …` when the question asks
     /// about 里斯本), where the question names no record by its key. A word given to two
     /// records names neither.
-    fn aliases(&self, analysis: &Analysis) -> std::sync::Arc<Vec<Vec<String>>> {
+    fn aliases(&self, analysis: &Analysis) -> Aliases {
         let id = (analysis.folded.as_ptr() as usize, analysis.folded.len());
         let mut cache = self.aliases.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((at, a)) = cache.as_ref()
