@@ -1601,9 +1601,9 @@ pub struct Evidence {
     line_keys: OnceLock<Vec<OnceLock<Vec<String>>>>,
     /// The records of an entity (see [`Evidence::entity_records`]).
     entity_records: OnceLock<Vec<usize>>,
-    /// The names an answer gives the entity records (see [`Evidence::aliases`]), for the
-    /// answer (its folded text's address and length) they were learnt from.
-    aliases: std::sync::Mutex<Option<(AnswerId, Aliases)>>,
+    /// The names an answer gives the entity records (see [`Evidence::aliases`]), with the
+    /// answer (its folded text) they were learnt from.
+    aliases: std::sync::Mutex<Option<(String, Aliases)>>,
     /// For evidence over [`FULL_SCAN`]: the answer's quantities some tool result states,
     /// found in one pass over the evidence for the ways each could be written.
     stated: std::sync::Mutex<std::collections::HashMap<DeriveKey, bool>>,
@@ -1611,8 +1611,6 @@ pub struct Evidence {
     derived: std::sync::Mutex<std::collections::HashMap<DeriveKey, Option<String>>>,
 }
 
-/// An answer's folded text, by address and length.
-type AnswerId = (usize, usize);
 /// Per entity record, the names an answer gives it.
 type Aliases = std::sync::Arc<Vec<Vec<String>>>;
 
@@ -2549,10 +2547,9 @@ impl Evidence {
     /// about 里斯本), where the question names no record by its key. A word given to two
     /// records names neither.
     fn aliases(&self, analysis: &Analysis) -> Aliases {
-        let id = (analysis.folded.as_ptr() as usize, analysis.folded.len());
         let mut cache = self.aliases.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((at, a)) = cache.as_ref()
-            && *at == id
+        if let Some((text, a)) = cache.as_ref()
+            && *text == analysis.folded
         {
             return std::sync::Arc::clone(a);
         }
@@ -2598,7 +2595,7 @@ impl Evidence {
             }
         }
         let a = std::sync::Arc::new(names);
-        *cache = Some((id, std::sync::Arc::clone(&a)));
+        *cache = Some((analysis.folded.clone(), std::sync::Arc::clone(&a)));
         a
     }
 
