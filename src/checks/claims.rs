@@ -817,7 +817,9 @@ impl Analysis {
                     Role::Process
                 } else if let Some(host) = clauses
                     .last()
-                    .filter(|h: &&Clause| (paren || relative(text)) && h.sentence == n)
+                    .filter(|h: &&Clause| {
+                        (paren || relative(text) || purpose(text)) && h.sentence == n
+                    })
                     .map(|h| h.role)
                     .filter(|r| matches!(r, Role::Question | Role::Process))
                 {
@@ -1028,6 +1030,20 @@ fn hedge_alone(text: &str, vocab: &Vocabularies) -> bool {
     let (zh_blank, _) = vocab.hedge.blank(text, &sp);
     let (_, both) = vocab.hedge.blank(&zh_blank, &spaced(&zh_blank));
     words(&both).iter().all(|w| FILLER.contains(&w.as_str()))
+}
+
+/// A purpose clause ("来比较两者的价格", "in order to compare them") says what the clause
+/// before it was for: it takes that clause's role.
+fn purpose(text: &str) -> bool {
+    let t = text.trim_start_matches(|c: char| c.is_whitespace() || "）)，,".contains(c));
+    let lower = t.to_ascii_lowercase();
+    ["为了", "以便", "好让", "in order to ", "so that "]
+        .iter()
+        .any(|w| lower.starts_with(w))
+        || (t.starts_with('来')
+            && !["来自", "来说", "来讲", "来看"]
+                .iter()
+                .any(|w| t.starts_with(w)))
 }
 
 /// A relative clause (", which costs $12", ", where the status is shown") qualifies what
@@ -3765,6 +3781,19 @@ mod tests {
             "Ticket #TK-5520 was refused, sorry.",
             "What is the status of my ticket?"
         ));
+    }
+
+    #[test]
+    fn the_attempt_its_purpose_and_the_retry_speak_of_the_call() {
+        readings(
+            "中山路店周日几点关门？",
+            &[
+                "我刚才去查门店系统（stores.example.com）来确认中山路店的营业时间，但没有任何回应。",
+                "门店查询返回空结果。换个店名再找也许能找到。",
+                "门店系统没查到记录，有可能是店名不对。",
+            ],
+            &["门店系统没回应，不过中山路店周日一般 21:00 关门。"],
+        );
     }
 
     #[test]
