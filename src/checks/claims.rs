@@ -1551,11 +1551,35 @@ fn list_marker(folded: &str, q: &Quantity) -> bool {
             && lead.len() >= 2
             && lead.chars().all(|c| c.is_ascii_uppercase())
             && before.ends_with(' '))
+        || numbered_series(folded, lead, q, after)
         || before.ends_with('#')
         || (before.trim_end().ends_with("第")
             && (own_list_item(folded, q) || after.trim_start().starts_with('步')))
         || before.to_ascii_lowercase().ends_with("step ")
         || before.to_ascii_lowercase().ends_with("option ")
+}
+
+/// Whether `q` numbers one of a series of labels opening lines: `Finding 1：` where
+/// `Finding 2：` opens another line (`lead` is the line's words before `q`).
+fn numbered_series(folded: &str, lead: &str, q: &Quantity, after: &str) -> bool {
+    if !after.starts_with([':', '：'])
+        || lead.is_empty()
+        || lead.chars().count() > 12
+        || !lead.chars().all(|c| c.is_alphabetic())
+        || q.decimals != 0
+        || !(1.0..=20.0).contains(&q.raw)
+    {
+        return false;
+    }
+    [q.raw - 1.0, q.raw + 1.0].iter().any(|n| {
+        [':', '：'].iter().any(|colon| {
+            let label = format!("{lead} {n}{colon}");
+            folded.match_indices(&label).any(|(at, _)| {
+                let line_start = folded[..at].rfind('\n').map_or(0, |i| i + 1);
+                folded[line_start..at].chars().all(|c| !c.is_alphanumeric())
+            })
+        })
+    })
 }
 
 /// How the evidence stands to a fact.
@@ -2391,6 +2415,15 @@ impl Evidence {
                 Ok(()) => Support::Tools,
                 Err(why) => Support::WrongContext(why),
             };
+        }
+        // `打 85 折` is the price less 15%: a discount the evidence states.
+        if q.dim == Dim::Percent
+            && q.scale == 10.0
+            && evidence
+                .iter()
+                .any(|(e, _)| e.dim == Dim::Percent && (100.0 - e.value - q.value).abs() < 1e-6)
+        {
+            return Support::Derived(format!("the price less {}%", 100.0 - q.value));
         }
         let text = analysis.folded.as_str();
         let around = |mut from: usize, mut to: usize| {
@@ -4464,6 +4497,44 @@ mod tests {
                 .iter()
                 .all(|s| !matches!(s, Support::WrongContext(_)))
         );
+    }
+
+    #[test]
+    fn a_discount_in_tenths_is_the_price_less_the_evidences_saving() {
+        let ev = Evidence::new("Yearly billing saves 20%.", "", "", Vec::new());
+        for (answer, ok) in [
+            ("年付打 8 折。", true),
+            ("年付打 75 折。", false),
+            ("年付打 85 折。", false),
+        ] {
+            let judged = ev.judge(&analysis(answer, ""));
+            assert_eq!(
+                judged
+                    .iter()
+                    .all(|s| !s.is_claim() || matches!(s, Support::Derived(_))),
+                ok,
+                "{answer}: {judged:?}"
+            );
+        }
+        let ev = Evidence::new("Yearly billing saves 15%.", "", "", Vec::new());
+        assert!(matches!(
+            ev.judge(&analysis("年付打 85 折。", ""))[0],
+            Support::Derived(_)
+        ));
+    }
+
+    #[test]
+    fn a_series_of_numbered_labels_is_structure() {
+        let ev = Evidence::new("Refund: 300 元, back to the card.", "", "", Vec::new());
+        let a = analysis("Point 1：退款 300 元。\nPoint 2：原路退回。", "");
+        assert!(
+            ev.judge(&a)
+                .iter()
+                .all(|s| !s.is_claim() || *s == Support::Tools)
+        );
+        // One label alone is no series: its number may be a fact (`Gate 7:`).
+        let a = analysis("Gate 7：退款 300 元。", "");
+        assert!(ev.judge(&a).contains(&Support::Unsupported));
     }
 
     #[test]
