@@ -1559,6 +1559,17 @@ fn list_marker(folded: &str, q: &Quantity) -> bool {
         || before.to_ascii_lowercase().ends_with("option ")
 }
 
+/// Whether `q` sizes an instance the sentence imagines: "a 4-hour visit … would cost 80
+/// 元", "a 3-person team would be $60/month" (an article, the number joined to its noun,
+/// and `would` in the clause).
+fn would_instance(folded: &str, clause: &Clause, q: &Quantity) -> bool {
+    let text = &folded[clause.start..clause.end];
+    let before = folded[clause.start..q.start].to_ascii_lowercase();
+    spaced(text).contains(" would ")
+        && (before.ends_with("a ") || before.ends_with("an "))
+        && folded[q.start..q.end.min(folded.len())].contains('-')
+}
+
 /// Whether `q` numbers one of a series of labels opening lines: `Finding 1：` where
 /// `Finding 2：` opens another line (`lead` is the line's words before `q`).
 fn numbered_series(folded: &str, lead: &str, q: &Quantity, after: &str) -> bool {
@@ -2303,7 +2314,8 @@ impl Evidence {
                     }
                     if matches!(q.dim, Dim::Plain | Dim::Duration)
                         && (clause.is_some_and(|cl| cl.hypothetical)
-                            || declared.contains(&q.raw.to_bits()))
+                            || declared.contains(&q.raw.to_bits())
+                            || clause.is_some_and(|cl| would_instance(&analysis.folded, cl, q)))
                     {
                         return Support::Example;
                     }
@@ -4521,6 +4533,29 @@ mod tests {
             ev.judge(&analysis("年付打 85 折。", ""))[0],
             Support::Derived(_)
         ));
+    }
+
+    #[test]
+    fn an_imagined_instance_is_sized_not_stated() {
+        let ev = Evidence::new("Bikes: 3 € per hour, helmet included.", "", "", Vec::new());
+        let size = |answer: &str| {
+            let a = analysis(answer, "");
+            let at = a
+                .claims
+                .iter()
+                .position(|c| c.fact.text == "5-hour")
+                .unwrap();
+            ev.judge(&a)[at].clone()
+        };
+        assert_eq!(
+            size("Bikes are 3 € an hour, so a 5-hour ride would cost 15 €."),
+            Support::Example
+        );
+        // Without the imagined case the size is a claim.
+        assert_eq!(
+            size("Bikes are 3 € an hour, with a 5-hour limit."),
+            Support::Unsupported
+        );
     }
 
     #[test]
