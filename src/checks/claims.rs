@@ -2601,6 +2601,50 @@ impl Evidence {
         analysis.clauses.get(claim.clause)
     }
 
+    /// The record among `candidates` whose key the sentence of `claim` names before the
+    /// claim's clause, when it names exactly one and that clause none (asides aside).
+    fn sentence_key(
+        &self,
+        candidates: &[usize],
+        claim: &Claim,
+        clause: &Clause,
+        analysis: &Analysis,
+    ) -> Option<usize> {
+        let keys: Vec<&[String]> = candidates.iter().map(|l| self.line_key(*l)).collect();
+        let names = |text: &str| -> Vec<usize> {
+            let text = normalize(text);
+            (0..candidates.len())
+                .filter(|i| {
+                    keys[*i].iter().any(|w| {
+                        text.contains(w.as_str())
+                            && keys
+                                .iter()
+                                .enumerate()
+                                .all(|(j, k)| j == *i || !k.contains(w))
+                    })
+                })
+                .collect()
+        };
+        if !names(&analysis.folded[clause.start..clause.end]).is_empty() {
+            return None;
+        }
+        let before: String = analysis.clauses[..claim.clause]
+            .iter()
+            .filter(|o| o.sentence == clause.sentence)
+            .filter(|o| {
+                !analysis.folded[o.start..o.end]
+                    .trim_start()
+                    .starts_with(['(', '（'])
+            })
+            .map(|o| &analysis.folded[o.start..o.end])
+            .collect::<Vec<_>>()
+            .join(" ");
+        match names(&before)[..] {
+            [i] => Some(candidates[i]),
+            _ => None,
+        }
+    }
+
     /// The names the answer gives each entity record (indexed like
     /// [`Evidence::entity_records`]) in the question's words where the evidence uses
     /// others: the question's words before a value that only that record states, in the
@@ -2800,9 +2844,17 @@ impl Evidence {
             .map(|l| (*l, self.line_norm(*l)))
             .collect();
         let score = |t: &str| shared(&context, t);
-        let scored: Vec<(usize, usize)> = texts.iter().map(|(l, t)| (*l, score(t))).collect();
+        let mut scored: Vec<(usize, usize)> = texts.iter().map(|(l, t)| (*l, score(t))).collect();
+        // The one record the sentence names by its key before the clause, where the clause
+        // names none, outweighs words the clause shares by chance ("Lisbon …: 19 degrees,
+        // with a light 9 km/h breeze" is not Oslo's "light rain").
+        if let Some(l) = self.sentence_key(&like_lines, claim, clause, analysis) {
+            scored = texts
+                .iter()
+                .map(|(t, _)| (*t, usize::from(*t == l)))
+                .collect();
+        }
         let mut best = scored.iter().map(|(_, s)| *s).max().unwrap_or(0);
-        let mut scored = scored;
         let several = analysis
             .claims
             .iter()
@@ -4533,6 +4585,36 @@ mod tests {
             ev.judge(&analysis("年付打 85 折。", ""))[0],
             Support::Derived(_)
         ));
+    }
+
+    #[test]
+    fn the_record_the_sentence_names_outweighs_a_word_shared_by_chance() {
+        let ev = Evidence::new(
+            "Bergen: 6 °C, light drizzle, wind 22 km/h, humidity 88%\nSevilla: 24 °C, clear, wind 7 km/h, humidity 40%",
+            "",
+            "",
+            Vec::new(),
+        );
+        let a = analysis(
+            "Sevilla wins: 24 degrees and clear, with a light 7 km/h breeze.",
+            "",
+        );
+        assert!(
+            ev.judge(&a)
+                .iter()
+                .all(|s| !s.is_claim() || *s == Support::Tools),
+            "{:?}",
+            ev.judge(&a)
+        );
+        let a = analysis(
+            "Sevilla wins: 24 degrees and clear, with a light 22 km/h breeze.",
+            "",
+        );
+        assert!(
+            ev.judge(&a)
+                .iter()
+                .any(|s| matches!(s, Support::WrongContext(_)))
+        );
     }
 
     #[test]
