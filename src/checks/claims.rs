@@ -2737,11 +2737,14 @@ impl Evidence {
             let line = self.tools_folded[s..e].trim();
             let key = match line.strip_prefix('|') {
                 Some(row) => row.split('|').next(),
-                // A colon that labels, not one inside a clock time (`Departs 08:05`).
+                // A colon that labels, not one inside a clock time (`Departs 08:05`;
+                // `周六、周日：10:00` labels, its colon folded to `:`).
                 None => line
                     .match_indices([':', '：'])
                     .find(|(i, c)| {
-                        *c == "：" || !line[i + 1..].starts_with(|d: char| d.is_ascii_digit())
+                        *c == "："
+                            || !(line[i + 1..].starts_with(|d: char| d.is_ascii_digit())
+                                && line[..*i].ends_with(|d: char| d.is_ascii_digit()))
                     })
                     .map(|(i, _)| &line[..i]),
             }
@@ -4615,6 +4618,24 @@ mod tests {
                 .iter()
                 .any(|s| matches!(s, Support::WrongContext(_)))
         );
+    }
+
+    #[test]
+    fn a_label_before_a_clock_time_keys_its_record() {
+        let ev = Evidence::new(
+            "图书馆\n週一至週五：09:00–18:00\n週六、週日：10:00–16:00",
+            "",
+            "",
+            Vec::new(),
+        );
+        let a = analysis(
+            "周六、周日 10:00 开门，16:00 关门，最晚入馆 18:00。",
+            "图书馆周末几点开？",
+        );
+        let judged = ev.judge(&a);
+        assert!(matches!(judged[2], Support::WrongContext(_)), "{judged:?}");
+        let a = analysis("周六、周日 10:00 开门，16:00 关门。", "图书馆周末几点开？");
+        assert!(ev.judge(&a).iter().all(|s| *s == Support::Tools));
     }
 
     #[test]
