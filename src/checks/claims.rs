@@ -835,10 +835,13 @@ impl Analysis {
                 let sp = spaced(text);
                 // A label "Example:" / "例：" opens one too.
                 let example_label = colon
-                    && matches!(
+                    && (matches!(
                         sp.trim_matches(|c: char| !c.is_ascii_alphanumeric()),
                         "example" | "examples" | "e g"
-                    );
+                    ) || matches!(
+                        text.trim_matches(|c: char| !is_han(c)),
+                        "例" | "例子" | "举例" | "示例" | "范例" | "比如"
+                    ));
                 // A condition ("如果需要更久，", "If you need more,") holds for its own
                 // clause: what the sentence says after it is stated ("…可以升级 Business
                 // plan：成员上限 200 人").
@@ -4681,6 +4684,12 @@ mod tests {
         assert!(!a.clauses.last().unwrap().hypothetical);
         let a = analysis("例如停 3 小时，费用是 40 元。", "");
         assert!(a.clauses.iter().all(|c| c.hypothetical));
+        let a = analysis("例：停 3 小时，费用是 40 元。", "");
+        assert!(
+            a.clauses.iter().skip(1).all(|c| c.hypothetical),
+            "{:?}",
+            a.clauses
+        );
     }
 
     #[test]
