@@ -2335,7 +2335,10 @@ impl Evidence {
                 let fetched = c.fact.kind == FactKind::Url
                     && self.fetched.iter().any(|f| same_url(f, &c.fact.text));
                 if in_tools[i] || fetched {
-                    Support::Tools
+                    match self.feature_context(c, analysis) {
+                        Ok(()) => Support::Tools,
+                        Err(why) => Support::WrongContext(why),
+                    }
                 } else if in_input[i] {
                     Support::Input
                 } else if in_process[i] {
@@ -2602,6 +2605,94 @@ impl Evidence {
             return None;
         }
         analysis.clauses.get(claim.clause)
+    }
+
+    /// Whether a name the evidence holds only on other entities' records is lent to the
+    /// one record the claim's sentence names ("Team 方案……另外也支援 SCIM" where SCIM is
+    /// Business's): a feature of another tier. A clause that negates or compares, or a
+    /// sentence that names the name's own record (up to the claim), attaches it nowhere
+    /// wrong.
+    fn feature_context(&self, claim: &Claim, analysis: &Analysis) -> Result<(), String> {
+        if !matches!(claim.fact.kind, FactKind::Identifier | FactKind::Name) {
+            return Ok(());
+        }
+        let Some(clause) = self.checkable_clause(claim, analysis) else {
+            return Ok(());
+        };
+        let entities = self.entity_records();
+        if entities.len() < 2 {
+            return Ok(());
+        }
+        let fact = normalize(&claim.fact.text);
+        let keyed = |l: usize| {
+            self.line_key(l)
+                .iter()
+                .any(|w| fact.contains(w.as_str()) || w.contains(fact.as_str()))
+        };
+        if fact.len() < 2 || entities.iter().any(|l| keyed(*l)) {
+            return Ok(());
+        }
+        let holding: Vec<usize> = entities
+            .iter()
+            .copied()
+            .filter(|l| self.line_norm(*l).contains(fact.as_str()))
+            .collect();
+        let all = self.lines();
+        // Only records hold it, and not all of them.
+        let elsewhere = all
+            .iter()
+            .enumerate()
+            .any(|(l, _)| !entities.contains(&l) && self.line_norm(l).contains(fact.as_str()));
+        if holding.is_empty() || holding.len() == entities.len() || elsewhere {
+            return Ok(());
+        }
+        let text = &analysis.folded[clause.start..clause.end];
+        let negated = {
+            let sp = spaced(text);
+            [" not ", " no ", "n't ", " without ", " never "]
+                .iter()
+                .any(|w| sp.contains(w))
+                || ["不", "没", "無", "无", "未"]
+                    .iter()
+                    .any(|w| text.contains(w))
+        };
+        if negated || comparing(text) {
+            return Ok(());
+        }
+        // The sentence up to the claim's clause: the record it speaks of is named first.
+        let sentence: String = analysis.clauses[..=claim.clause]
+            .iter()
+            .filter(|o| o.sentence == clause.sentence)
+            .map(|o| &analysis.folded[o.start..o.end])
+            .collect::<Vec<_>>()
+            .join(" ");
+        let sentence = normalize(&sentence);
+        let named: Vec<usize> = entities
+            .iter()
+            .copied()
+            .filter(|l| {
+                self.line_key(*l).iter().any(|w| {
+                    sentence.contains(w.as_str())
+                        && entities
+                            .iter()
+                            .all(|o| o == l || !self.line_key(*o).contains(w))
+                })
+            })
+            .collect();
+        let [r] = named[..] else {
+            return Ok(());
+        };
+        if holding.contains(&r) {
+            return Ok(());
+        }
+        let (s, e) = all[holding[0]];
+        let (rs, re) = all[r];
+        Err(format!(
+            "`{}` is in the evidence on “{}”, not on “{}”, the record the sentence names",
+            claim.fact.text.trim(),
+            self.tools_folded[s..e].trim(),
+            self.tools_folded[rs..re].trim()
+        ))
     }
 
     /// The record among `candidates` whose key the sentence of `claim` names before the
@@ -4639,6 +4730,31 @@ mod tests {
         assert!(matches!(judged[2], Support::WrongContext(_)), "{judged:?}");
         let a = analysis("周六、周日 10:00 开门，16:00 关门。", "图书馆周末几点开？");
         assert!(ev.judge(&a).iter().all(|s| *s == Support::Tools));
+    }
+
+    #[test]
+    fn a_feature_of_another_tier_is_lent_to_none() {
+        let ev = Evidence::new(
+            "Starter tier: 5 users, email support.\nScale tier: 50 users, SAML login, 24/7 phone support.",
+            "",
+            "",
+            Vec::new(),
+        );
+        let q = "What does the Starter tier include?";
+        let wrong = |answer: &str| {
+            ev.judge(&analysis(answer, q))
+                .iter()
+                .any(|s| matches!(s, Support::WrongContext(_)))
+        };
+        assert!(wrong(
+            "Starter tier: 5 users, email support, plus SAML login."
+        ));
+        assert!(!wrong(
+            "Starter tier: 5 users, email support; no SAML login."
+        ));
+        assert!(!wrong(
+            "Starter tier: 5 users. The Scale tier adds SAML login."
+        ));
     }
 
     #[test]
