@@ -17,25 +17,16 @@ const FLOOR: f64 = 0.95;
 /// they reached so they cannot slip further (README, "Verdicts on wording nobody tuned
 /// for"). Raise an entry when a change lifts it; remove it once the class clears 0.95.
 const BELOW_FLOOR: &[(&str, &str, f64)] = &[
-    ("fresh-1", "added_fact", 0.93),
     ("fresh-2", "added_fact", 0.94),
     ("fresh-3", "added_fact", 0.88),
     ("fresh-5", "added_fact", 0.88),
-    ("fresh-5", "refusal", 0.92),
-    ("fresh-5", "silent_degradation_precision", 0.93),
-    ("fresh-6", "added_fact", 0.94),
-    ("fresh-6", "refusal", 0.94),
-    ("fresh-6", "silent_degradation_precision", 0.94),
     ("fresh-7", "added_fact", 0.94),
-    ("fresh-7", "grounded", 0.92),
-    ("fresh-7", "refusal", 0.94),
-    ("fresh-7", "silent_degradation_precision", 0.94),
-    ("fresh-8", "added_fact", 0.91),
-    ("fresh-9", "added_fact", 0.94),
-    ("fresh-11", "added_fact", 0.89),
-    ("fresh-11", "grounded", 0.92),
-    ("fresh-11", "refusal", 0.92),
-    ("fresh-11", "silent_degradation_precision", 0.93),
+    ("fresh-7", "grounded", 0.94),
+    ("fresh-8", "added_fact", 0.94),
+    ("fresh-12", "added_fact", 0.94),
+    ("fresh-12", "grounded", 0.91),
+    ("fresh-12", "refusal", 0.91),
+    ("fresh-12", "silent_degradation_precision", 0.93),
 ];
 
 fn floor(corpus: &str, class: &str) -> f64 {
