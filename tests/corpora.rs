@@ -23,10 +23,6 @@ const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-7", "added_fact", 0.94),
     ("fresh-7", "grounded", 0.94),
     ("fresh-8", "added_fact", 0.94),
-    ("fresh-12", "added_fact", 0.94),
-    ("fresh-12", "grounded", 0.91),
-    ("fresh-12", "refusal", 0.91),
-    ("fresh-12", "silent_degradation_precision", 0.93),
 ];
 
 fn floor(corpus: &str, class: &str) -> f64 {

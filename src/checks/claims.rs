@@ -61,6 +61,9 @@ pub struct Clause {
     pub label: bool,
     /// It is a label or heading that speaks of the process ("1 次查询失败：").
     pub process_label: bool,
+    /// It opens with a condition ("如果你本地装了 exctl", "if you have the app"): it
+    /// supposes, it states nothing.
+    pub condition: bool,
 }
 
 /// One key fact of the answer.
@@ -764,12 +767,17 @@ impl Analysis {
         let vocab = lexicon.derived(Vocabularies::of);
         let folded = numbers::fold(text);
         let mut clauses = Vec::new();
+        // Fences (```) opened before the current sentence, counted as sentences pass.
+        let (mut fences, mut counted_to) = (0usize, 0usize);
         for (n, (s, e)) in sentence_breaks(&folded).into_iter().enumerate() {
             let sentence = &folded[s..e];
-            // Emoji around a bold line ("⚠️ **Security update** ⚠️") leave it a heading.
+            fences += folded[counted_to..s].matches("```").count();
+            counted_to = s;
+            // Emoji around a bold line ("⚠️ **Security update** ⚠️") leave it a heading;
+            // `# …` inside a fenced block is a comment, read as prose.
             let bare = sentence
                 .trim_matches(|c: char| c.is_whitespace() || is_pictograph(c) || c == '\u{fe0f}');
-            let heading = sentence.trim_start().starts_with('#')
+            let heading = (sentence.trim_start().starts_with('#') && fences % 2 == 0)
                 || (bare.starts_with("**") && bare.ends_with("**"));
             // What follows a label that speaks of the process ("things you could try:")
             // speaks of it too.
@@ -861,6 +869,7 @@ impl Analysis {
                     hedged: (vocab.hedge.hit(text, &sp) && !hedge_only) || carried.is_some(),
                     label: heading || colon,
                     process_label: (heading || colon) && own == Role::Process,
+                    condition: conditional(text),
                 });
             }
         }
@@ -988,13 +997,9 @@ fn reference_label(folded: &str, at: usize) -> Option<&'static str> {
         "工单号",
         "工单编号",
         "案件编号",
-        "受理编号",
-        "受理单号",
-        "服务单号",
-        "客服单号",
-        "回执编号",
     ];
-    // Not "reference": a refund's or an order's reference is the subject's.
+    // Not "reference" nor 受理编号 / 服务单号: a refund's or an order's reference number is
+    // the subject's ("退款受理编号：RF-88231-07").
     let line_start = folded[..at].rfind('\n').map_or(0, |i| i + 1);
     let before = folded[line_start..at]
         .trim_end_matches(|c: char| c.is_whitespace() || "#:：.【[（(-".contains(c))
@@ -1555,6 +1560,7 @@ fn list_marker(folded: &str, q: &Quantity) -> bool {
             && lead.chars().all(|c| c.is_ascii_uppercase())
             && before.ends_with(' '))
         || numbered_series(folded, lead, q, after)
+        || inline_series(folded, q, after)
         || before.ends_with('#')
         || (before.trim_end().ends_with("第")
             && (own_list_item(folded, q) || after.trim_start().starts_with('步')))
@@ -1571,6 +1577,27 @@ fn would_instance(folded: &str, clause: &Clause, q: &Quantity) -> bool {
     spaced(text).contains(" would ")
         && (before.ends_with("a ") || before.ends_with("an "))
         && folded[q.start..q.end.min(folded.len())].contains('-')
+}
+
+/// Whether `q` numbers an item of a list run into a sentence: "两个选择：1) 装插件；2) 贴条款",
+/// "Next steps: 1）retry 2）ask support" — its neighbour in the series follows or precedes.
+fn inline_series(folded: &str, q: &Quantity, after: &str) -> bool {
+    if !after.starts_with([')', '）'])
+        || q.decimals != 0
+        || !(1.0..=20.0).contains(&q.raw)
+        || folded[..q.start]
+            .chars()
+            .next_back()
+            .is_some_and(char::is_alphanumeric)
+    {
+        return false;
+    }
+    let item = |n: f64, close: char| format!("{n}{close}");
+    let (next, previous) = (q.raw + 1.0, q.raw - 1.0);
+    [')', '）'].iter().any(|c| {
+        folded[q.end..].contains(&item(next, *c))
+            || (previous >= 1.0 && folded[..q.start].contains(&item(previous, *c)))
+    })
 }
 
 /// Whether `q` numbers one of a series of labels opening lines: `Finding 1：` where
@@ -2109,6 +2136,28 @@ impl Evidence {
                 in_tools[i] |= hit;
             }
         }
+        // A quoted value holds the evidence's words and numbers in other punctuation
+        // (`"週六、週日 10:00–22:00"` for `週六、週日：10:00–22:00`): compared by its letters,
+        // digits and characters alone.
+        let skeleton = |t: &str| -> String {
+            t.chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect()
+        };
+        let unfound: Vec<usize> = (0..keys.len())
+            .filter(|&i| {
+                !in_tools[i]
+                    && analysis.claims[i].fact.kind == FactKind::Quote
+                    && skeleton(&keys[i]).chars().count() >= 4
+            })
+            .collect();
+        if !unfound.is_empty() {
+            let evidence = skeleton(&self.tools_folded);
+            for i in unfound {
+                in_tools[i] |= evidence.contains(&skeleton(&keys[i]));
+            }
+        }
         let in_input = found(&keys, &self.input_norm);
         let mut in_process = found(&keys, &self.process_norm);
         // A call quoted as code (`train_status(train="G102")`) names the process when each
@@ -2225,10 +2274,7 @@ impl Evidence {
                 }
                 // The failed call shown as typed (`> train_status --train G102`): the
                 // process, whatever its arguments look like.
-                if !self.has_tools
-                    && !in_tools[i]
-                    && shows_call(&analysis.folded, c.at, &self.process_norm)
-                {
+                if !in_tools[i] && shows_call(&analysis.folded, c.at, &self.process_norm) {
                     return Support::Process;
                 }
                 // Asked, not stated: "Q：G102 是几点？" restates the question.
@@ -2744,7 +2790,7 @@ impl Evidence {
     /// others: the question's words before a value that only that record states, in the
     /// value's clause ("里斯本现在 19 °C" names `Lisbon: 19 °C, …` when the question asks
     /// about 里斯本), where the question names no record by its key. A word given to two
-    /// records names neither.
+    /// records names neither; unless every record gets a name, none does.
     fn aliases(&self, analysis: &Analysis) -> Aliases {
         let mut cache = self.aliases.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((text, a)) = cache.as_ref()
@@ -2791,6 +2837,10 @@ impl Evidence {
             };
             for n in &mut names {
                 n.retain(|w| !given_twice.contains(w));
+            }
+            // Names for some records only would send every other record's values to them.
+            if names.iter().any(Vec::is_empty) {
+                names.iter_mut().for_each(Vec::clear);
             }
         }
         let a = std::sync::Arc::new(names);
@@ -3137,7 +3187,15 @@ impl Evidence {
                 .claims
                 .iter()
                 .any(|c| c.clause == claim.clause + 1 && c.quantity.is_some());
-            if !numbered && let Some(l) = named_in(text(next), true) {
+            // "上下文窗口 100K，只有 medium 的一半" sets the value against medium's.
+            let relates = comparing(text(next))
+                || ["一半", "倍", "half", "twice", "times"]
+                    .iter()
+                    .any(|w| text(next).contains(w));
+            if !numbered
+                && !relates
+                && let Some(l) = named_in(text(next), true)
+            {
                 return Some(l);
             }
         }
@@ -3991,6 +4049,20 @@ mod tests {
     }
 
     #[test]
+    fn conditions_inline_lists_and_code_comments_read_as_the_reply_means_them() {
+        readings(
+            "What is the baggage allowance on flight KL1002?",
+            &[
+                // A condition supposes; an inline list numbers options; `#` in a fence comments.
+                "The fare service refused the call. If you have the KL1002 booking open, check it there.",
+                "行李规则服务拒绝了请求。两个办法：1) 让管理员开权限；2) 你把行李条款贴过来。",
+                "```\n# fare_rules(flight=\"KL1002\") -> permission denied\n# => no allowance to report, retry later\n```",
+            ],
+            &["The fare service refused the call. If you fly economy, the allowance is 23 kg."],
+        );
+    }
+
+    #[test]
     fn the_failed_call_shown_at_a_prompt_is_the_process() {
         let q = "When does bus 47 leave?";
         let ev = Evidence::new(
@@ -4012,6 +4084,21 @@ mod tests {
         let a = analysis("> timetable --stop K9\nThe timetable service is down.", q);
         assert!(
             ev.judge(&a).iter().any(Support::is_claim),
+            "{:?}",
+            ev.judge(&a)
+        );
+        // With the call's result in hand, the call shown is still the process.
+        let ev = Evidence::new(
+            "bus 47: departs 07:12",
+            q,
+            "bus_times\n{\"line\":\"47\"}",
+            Vec::new(),
+        );
+        let a = analysis("$ bus_times --line 47\nBus 47 departs at 07:12.", q);
+        assert!(
+            ev.judge(&a)
+                .iter()
+                .all(|s| !s.is_claim() || *s == Support::Tools),
             "{:?}",
             ev.judge(&a)
         );
@@ -4792,6 +4879,70 @@ mod tests {
         // One label alone is no series: its number may be a fact (`Gate 7:`).
         let a = analysis("Gate 7：退款 300 元。", "");
         assert!(ev.judge(&a).contains(&Support::Unsupported));
+    }
+
+    #[test]
+    fn quoted_values_digits_by_position_and_half_of_another_read_right() {
+        // A quoted value in other punctuation; a year spelled digit by digit.
+        let ev = Evidence::new(
+            "開放時間：10:00–18:00\n發布日期：2026-05-03",
+            "",
+            "",
+            Vec::new(),
+        );
+        let a = analysis(
+            "hours: \"開放時間 10:00-18:00\"，刊於二〇二六年五月三日。",
+            "",
+        );
+        assert!(
+            ev.judge(&a)
+                .iter()
+                .all(|s| !s.is_claim() || *s == Support::Tools),
+            "{:?}",
+            ev.judge(&a)
+        );
+        // A value set against another record's ("只有 B 的一半") is still its own record's.
+        let ev = Evidence::new(
+            "| model | price | context |\n|---|---|---|\n| alpha-1 | $2 | 64K |\n| beta-1 | $5 | 128K |",
+            "alpha-1 还是 beta-1？",
+            "",
+            Vec::new(),
+        );
+        let a = analysis(
+            "**alpha-1**\n- 上下文 64K，只有 beta-1 的一半",
+            "alpha-1 还是 beta-1？",
+        );
+        assert!(
+            ev.judge(&a)
+                .iter()
+                .all(|s| !matches!(s, Support::WrongContext(_))),
+            "{:?}",
+            ev.judge(&a)
+        );
+    }
+
+    #[test]
+    fn names_for_some_records_only_name_none() {
+        // The question names the cities in its own words; the answer gives only one a
+        // value in the clause that names it, so neither is named by the answer's words.
+        let ev = Evidence::new(
+            "Riga: 4 °C, fog, humidity 91%\nValletta: 21 °C, clear, humidity 60%",
+            "里加和瓦莱塔哪里更暖和？",
+            "",
+            Vec::new(),
+        );
+        let q = "里加和瓦莱塔哪里更暖和？";
+        let a = analysis(
+            "先看瓦莱塔，现在 21 °C，湿度 60%。\n再看里加，\n气温 4 °C，湿度 91%。",
+            q,
+        );
+        assert!(
+            ev.judge(&a)
+                .iter()
+                .all(|s| !matches!(s, Support::WrongContext(_))),
+            "{:?}",
+            ev.judge(&a)
+        );
     }
 
     #[test]

@@ -182,8 +182,9 @@ impl Reading {
             .map(|(c, _)| c.clause)
             .collect();
         (0..self.analysis.clauses.len()).filter(move |&i| {
-            self.analysis.clauses[i].role == claims::Role::Subject
-                && (claimed.contains(&i) || self.analysis.predicates(i))
+            let clause = &self.analysis.clauses[i];
+            clause.role == claims::Role::Subject
+                && (claimed.contains(&i) || (self.analysis.predicates(i) && !clause.condition))
         })
     }
 

@@ -216,6 +216,15 @@ fn zh_digit(c: char) -> Option<u32> {
 
 /// The value of a Chinese numeral (`三百二十` = 320, `一万二` is not read: 12000 needs `一万二千`).
 fn zh_value(s: &str) -> Option<f64> {
+    // Digits without units are read by position: `二〇二六` is 2026 (a year, a number
+    // spelled out digit by digit).
+    if s.chars().count() >= 2 && s.chars().all(|c| zh_digit(c).is_some()) {
+        return Some(
+            s.chars()
+                .filter_map(zh_digit)
+                .fold(0f64, |n, d| n * 10.0 + f64::from(d)),
+        );
+    }
     let mut total = 0f64;
     let mut section = 0f64;
     let mut digit: Option<f64> = None;
