@@ -24,9 +24,6 @@ const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-7", "grounded", 0.94),
     ("fresh-8", "added_fact", 0.94),
     ("fresh-13", "added_fact", 0.89),
-    ("fresh-13", "grounded", 0.94),
-    ("fresh-13", "refusal", 0.91),
-    ("fresh-13", "silent_degradation_precision", 0.91),
 ];
 
 fn floor(corpus: &str, class: &str) -> f64 {

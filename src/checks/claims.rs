@@ -784,6 +784,8 @@ impl Analysis {
             let mut under_process_label = false;
             // After a label naming the question ("Query:", "问题："), the question restated.
             let mut under_query_label = false;
+            // After a letter's or memo's header label ("From:", "主旨："), its own field.
+            let mut under_header_label = false;
             // A supposition holds for the rest of its sentence ("For example, 停 3 小时…").
             let mut supposing = false;
             // A hedge standing alone as a clause, for the next clause of the sentence.
@@ -818,6 +820,9 @@ impl Analysis {
                 let role = if heading || colon {
                     under_process_label |= colon && own == Role::Process;
                     under_query_label = colon && vocab.query_label.hit(text, &spaced(text));
+                    under_header_label = colon && header_label(text);
+                    Role::Neutral
+                } else if under_header_label {
                     Role::Neutral
                 } else if under_query_label && own == Role::Subject {
                     Role::Question
@@ -871,6 +876,23 @@ impl Analysis {
                     process_label: (heading || colon) && own == Role::Process,
                     condition: conditional(text),
                 });
+            }
+        }
+        // "你说的 libfoo 是 PyPI 上那个 package，还是别的库？": the clause before an
+        // alternative that asks asks too.
+        for i in 1..clauses.len() {
+            let alternative = folded[clauses[i].start..clauses[i].end]
+                .trim_start()
+                .to_lowercase();
+            if alternative.trim_end().ends_with(['?', '？'])
+                && clauses[i - 1].sentence == clauses[i].sentence
+                && clauses[i - 1].role == Role::Subject
+                && ["还是", "或是", "or "]
+                    .iter()
+                    .any(|w| alternative.starts_with(w))
+            {
+                clauses[i - 1].role = Role::Question;
+                clauses[i].role = Role::Question;
             }
         }
         let claims = extract_claims(&folded, &clauses);
@@ -963,6 +985,45 @@ fn shows_call(folded: &str, at: usize, process_norm: &str) -> bool {
         && process_norm
             .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
             .any(|w| w == normalize(&command))
+}
+
+/// Whether a label names a field of a letter's or memo's header (`From:`, `发件：`): what
+/// follows it is the reply's own heading, not a statement.
+fn header_label(text: &str) -> bool {
+    const HEADERS: &[&str] = &[
+        "to",
+        "from",
+        "re",
+        "subject",
+        "cc",
+        "date",
+        "致",
+        "发件",
+        "发件人",
+        "收件",
+        "收件人",
+        "寄件者",
+        "收件者",
+        "主旨",
+        "主题",
+        "日期",
+        "抄送",
+    ];
+    let t = text
+        .trim_matches(|c: char| c.is_whitespace() || c.is_ascii_punctuation() || "：*".contains(c))
+        .to_lowercase();
+    HEADERS.contains(&t.as_str())
+}
+
+/// Whether a clause speaks of trying the call again.
+fn retries(clause: &str) -> bool {
+    let sp = spaced(clause);
+    [" try again", " retry", " re check", " re run", " rerun"]
+        .iter()
+        .any(|w| sp.contains(w))
+        || ["再试", "重试", "再查", "稍后", "重新"]
+            .iter()
+            .any(|w| clause.contains(w))
 }
 
 /// Whether a count counts the calls themselves: attempts, retries, requests, queries,
@@ -1487,7 +1548,14 @@ const COMMON_NAMES: &[&str] = &[
 
 /// Whether `at` opens a sentence, a clause, a line or a list item.
 fn sentence_initial(folded: &str, at: usize) -> bool {
-    let before = folded[..at].trim_end_matches([' ', '*', '_', '"', '\'', '(', '[', '`']);
+    // Emoji used as bullets (`🔒 **Security fix**`) and footnote marks (`¹ Billed per
+    // seat`) open a line as a dash does.
+    let before = folded[..at].trim_end_matches(|c: char| {
+        [' ', '*', '_', '"', '\'', '(', '[', '`'].contains(&c)
+            || is_pictograph(c)
+            || c == '\u{fe0f}'
+            || "¹²³⁴⁵⁶⁷⁸⁹⁰".contains(c)
+    });
     before.is_empty()
         || before.ends_with([
             '.', '!', '?', ':', ';', '\n', '-', '#', '|', '>', '。', '！', '？', '：', '；', ',',
@@ -2237,9 +2305,15 @@ impl Evidence {
                         let after = analysis.folded[q.end..].trim_start_matches(' ');
                         after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '/')
                     };
-                    if redirect && integer {
-                        // A source's name or number: `12306`, a hotline.
-                        true
+                    if redirect {
+                        // A source's name or number: `12306`, a hotline; a wait before
+                        // trying again ("try again in 15–30 minutes and I'll re-check"), but
+                        // not a wait for the subject ("you should see the money within
+                        // 3–5 business days").
+                        integer
+                            || (q.dim == Dim::Duration
+                                && clause
+                                    .is_some_and(|cl| retries(&analysis.folded[cl.start..cl.end])))
                     } else if integer && names_a_thing && q.word.is_empty() {
                         true
                     } else {
@@ -4063,6 +4137,27 @@ mod tests {
     }
 
     #[test]
+    fn fresh_13s_readings_of_waits_headers_alternatives_and_declines() {
+        readings(
+            "How long does the refund for order 5512 take?",
+            &[
+                // A wait before trying again points; a memo's header is its own; a
+                // question with alternatives asks throughout; declining to provide declines.
+                "The order service is down. Try again in 10–20 minutes and I'll re-check the order.",
+                "To: customer\nFrom: refunds desk\nRe: order 5512\n\nThe order service timed out, so I have no refund details.",
+                "订单服务超时了。想确认一下：你说的 5512 是网店订单，还是门店订单？",
+                "订单服务超时，暂不提供退款时长。",
+                "订单服务没装上，您要么打开 App 瞅一眼订单页。",
+            ],
+            &[
+                // A wait for the subject is a claim, pointing words or not.
+                "The order service is down, but you should see the money back within 3–5 business days.",
+                "订单服务没装上。libfoo 版本是三点四。",
+            ],
+        );
+    }
+
+    #[test]
     fn the_failed_call_shown_at_a_prompt_is_the_process() {
         let q = "When does bus 47 leave?";
         let ev = Evidence::new(
@@ -4940,6 +5035,27 @@ mod tests {
             ev.judge(&a)
                 .iter()
                 .all(|s| !matches!(s, Support::WrongContext(_))),
+            "{:?}",
+            ev.judge(&a)
+        );
+    }
+
+    #[test]
+    fn emoji_bullets_and_footnote_marks_open_a_line() {
+        let ev = Evidence::new(
+            "v2.1: fixes CVE-2026-1111; drops Python 3.9",
+            "",
+            "",
+            Vec::new(),
+        );
+        let a = analysis(
+            "🔒 **Security** — fixes CVE-2026-1111.\n¹ Dropped: Python 3.9.",
+            "",
+        );
+        assert!(
+            ev.judge(&a)
+                .iter()
+                .all(|s| !s.is_claim() || *s == Support::Tools),
             "{:?}",
             ev.judge(&a)
         );

@@ -1126,6 +1126,49 @@ fn scan_chinese(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
             out.push(q);
             return end;
         }
+        // `三点四` with no day part and no minutes is a decimal (a version, `3.4`).
+        let frac: String = s[j..]
+            .strip_prefix('点')
+            .map(|rest| {
+                rest.chars()
+                    .take_while(|c| zh_digit(*c).is_some())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let after = &s[j + '点'.len_utf8() + frac.len()..];
+        // A chain (`三点四点一`, a version spelled out) is left unread, as before.
+        let chained = after
+            .strip_prefix('点')
+            .is_some_and(|r| r.chars().next().is_some_and(|c| zh_digit(c).is_some()));
+        if chained {
+            let rest = &s[j..];
+            let len = rest
+                .char_indices()
+                .find(|(_, c)| *c != '点' && zh_digit(*c).is_none())
+                .map_or(rest.len(), |(i, _)| i);
+            return j + len;
+        }
+        if !frac.is_empty() && !after.starts_with(['分', '十', '半', '刻']) {
+            let digits: String = frac
+                .chars()
+                .filter_map(zh_digit)
+                .filter_map(|d| char::from_digit(d, 10))
+                .collect();
+            if let Ok(value) = format!("{raw}.{digits}").parse::<f64>() {
+                let end = j + '点'.len_utf8() + frac.len();
+                let decimals = u8::try_from(digits.len()).unwrap_or(u8::MAX);
+                out.push(quantity(
+                    value,
+                    value,
+                    Dim::Plain,
+                    start,
+                    end,
+                    decimals,
+                    1.0,
+                ));
+                return end;
+            }
+        }
         return j;
     }
     let unit = suffix_unit(&s[j..]);
