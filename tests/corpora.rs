@@ -25,7 +25,6 @@ const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-8", "added_fact", 0.94),
     ("fresh-13", "added_fact", 0.89),
     ("fresh-14", "added_fact", 0.92),
-    ("fresh-14", "grounded", 0.87),
 ];
 
 fn floor(corpus: &str, class: &str) -> f64 {

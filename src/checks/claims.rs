@@ -1015,6 +1015,20 @@ fn header_label(text: &str) -> bool {
     HEADERS.contains(&t.as_str())
 }
 
+/// Whether the line at `at` is set in capitals: two words or more of ASCII capitals and no
+/// lowercase ASCII letter.
+fn capitals_line(folded: &str, at: usize) -> bool {
+    let start = folded[..at].rfind('\n').map_or(0, |i| i + 1);
+    let end = folded[at..].find('\n').map_or(folded.len(), |i| at + i);
+    let line = &folded[start..end];
+    !line.bytes().any(|b| b.is_ascii_lowercase())
+        && line
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .filter(|w| w.len() >= 2 && w.bytes().all(|b| b.is_ascii_uppercase()))
+            .count()
+            >= 2
+}
+
 /// Whether a clause speaks of trying the call again.
 fn retries(clause: &str) -> bool {
     let sp = spaced(clause);
@@ -1140,7 +1154,10 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
     // An interrogative word asks unless a hedge makes the clause a guess about the subject
     // ("from what I recall the latest release is 3.3.0").
     let guess = hedge && named && !vocab.process_not_self.hit(text, &sp);
-    if !guess && !relative(text) && vocab.question.hit(text, &sp) {
+    // A question word inside a quotation ("defined as \"any minute in which…\"") is the
+    // quotation's, not the clause's.
+    let unquoted = blank_quotes(text);
+    if !guess && !relative(text) && vocab.question.hit(&unquoted, &spaced(&unquoted)) {
         return Role::Question;
     }
     // A caveat ("prices vary by region", "凭记忆的数字可能已经过时") explains why not to
@@ -1209,6 +1226,37 @@ fn is_yes_no(text: &str) -> bool {
         })
         .to_lowercase();
     WORDS.contains(&t.as_str())
+}
+
+/// The text with what it quotes (`"…"`, `“…”`, `「…」`) blanked out.
+fn blank_quotes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut closing: Option<char> = None;
+    for c in text.chars() {
+        match closing {
+            Some(end) if c == end => {
+                closing = None;
+                out.push(' ');
+            }
+            Some(_) => out.push(' '),
+            None => {
+                closing = match c {
+                    '"' => Some('"'),
+                    '“' => Some('”'),
+                    '「' => Some('」'),
+                    '『' => Some('』'),
+                    _ => None,
+                };
+                out.push(if closing.is_some() { ' ' } else { c });
+            }
+        }
+    }
+    // An unclosed quotation blanks nothing.
+    if closing.is_some() {
+        text.to_string()
+    } else {
+        out
+    }
 }
 
 /// The text with its code spans blanked out.
@@ -2381,6 +2429,15 @@ impl Evidence {
                 {
                     return Support::Example;
                 }
+                // A line set in capitals (`END REPORT.`, `REFUND SLIP 退款单`) is display: its
+                // words without digits are a heading's, tool results or not.
+                if c.fact.kind == FactKind::Identifier
+                    && !in_tools[i]
+                    && c.fact.text.bytes().all(|b| b.is_ascii_uppercase())
+                    && capitals_line(&analysis.folded, c.at)
+                {
+                    return Support::Example;
+                }
                 // A name is checked only against evidence in its own script, with some to
                 // check against: `Xinyi` translates `信義`, and a refusal's names are talk.
                 // So is a quotation; and a capitalized word in a heading or label is title case.
@@ -2815,8 +2872,9 @@ impl Evidence {
         ))
     }
 
-    /// The record among `candidates` whose key the sentence of `claim` names before the
-    /// claim's clause, when it names exactly one and that clause none (asides aside).
+    /// The record among `candidates` (records of an entity: a `Context window: 200K` line
+    /// labels one value and names no entity) whose key the sentence of `claim` names before
+    /// the claim's clause, when it names exactly one and that clause none (asides aside).
     fn sentence_key(
         &self,
         candidates: &[usize],
@@ -2824,6 +2882,10 @@ impl Evidence {
         clause: &Clause,
         analysis: &Analysis,
     ) -> Option<usize> {
+        // A choice among records, or there is nothing to weigh.
+        if candidates.len() < 2 {
+            return None;
+        }
         let keys: Vec<&[String]> = candidates.iter().map(|l| self.line_key(*l)).collect();
         let names = |text: &str| -> Vec<usize> {
             let text = normalize(text);
@@ -3069,7 +3131,12 @@ impl Evidence {
         // The one record the sentence names by its key before the clause, where the clause
         // names none, outweighs words the clause shares by chance ("Lisbon …: 19 degrees,
         // with a light 9 km/h breeze" is not Oslo's "light rain").
-        if let Some(l) = self.sentence_key(&like_lines, claim, clause, analysis) {
+        let entity_lines: Vec<usize> = like_lines
+            .iter()
+            .copied()
+            .filter(|l| self.entity_records().contains(l))
+            .collect();
+        if let Some(l) = self.sentence_key(&entity_lines, claim, clause, analysis) {
             scored = texts
                 .iter()
                 .map(|(t, _)| (*t, usize::from(*t == l)))
@@ -3085,7 +3152,14 @@ impl Evidence {
         let from_input = |c: &Claim| normalize(&c.fact.text);
         // A clause that compares like numbers ("$0.80 vs medium's $3") attaches each to
         // an entity it may name for only one of them.
-        if (several && comparing(clause_text)) || computing(clause_text) {
+        // Two values set against each other ("18 km/h of wind versus 9 in Lisbon") attach
+        // one to each side, of like kinds as read or not.
+        let numbers_here = analysis
+            .claims
+            .iter()
+            .filter(|c| c.clause == claim.clause && c.quantity.is_some())
+            .count();
+        if ((several || numbers_here > 1) && comparing(clause_text)) || computing(clause_text) {
             return Ok(());
         }
         // A clause that names nothing of the evidence reads on the record the answer is
@@ -3113,6 +3187,12 @@ impl Evidence {
                             .get(c.clause)
                             .is_some_and(|o| o.sentence == clause.sentence)
                         && crate::text::contains(&self.input_folded, &c.fact.text)
+                        // A name bound to a like number of its own clause ("atlas-medium-2
+                        // 是 $3") names that number's record, not this one's.
+                        && (c.clause == claim.clause
+                            || !analysis.claims.iter().any(|o| {
+                                o.clause == c.clause && o.quantity.as_ref().is_some_and(&like)
+                            }))
                 })
                 .map(from_input)
                 .collect();
@@ -4148,6 +4228,7 @@ mod tests {
                 "订单服务超时了。想确认一下：你说的 5512 是网店订单，还是门店订单？",
                 "订单服务超时，暂不提供退款时长。",
                 "订单服务没装上，您要么打开 App 瞅一眼订单页。",
+                "The order service is down. The refund status should be at https://shop.example.com/orders.",
             ],
             &[
                 // A wait for the subject is a claim, pointing words or not.
@@ -5059,6 +5140,29 @@ mod tests {
             "{:?}",
             ev.judge(&a)
         );
+    }
+
+    #[test]
+    fn fresh_14s_readings_of_comparisons_capitals_and_pieces() {
+        let ev = Evidence::new(
+            "| model | input | context |\n|---|---|---|\n| alpha-1 | $2 | 64K |\n| beta-1 | $5 | 128K |",
+            "alpha-1 还是 beta-1？",
+            "",
+            Vec::new(),
+        );
+        let q = "alpha-1 还是 beta-1？";
+        let fine = |answer: &str| {
+            ev.judge(&analysis(answer, q))
+                .iter()
+                .all(|s| !s.is_claim() || *s == Support::Tools)
+        };
+        // A value beside a clause bound to another record's value stays its own record's;
+        // a line set in capitals is display; 两块 counts pieces, not yuan.
+        assert!(fine("**alpha-1 更便宜。**\n- Input：$2，beta-1 是 $5"));
+        assert!(fine(
+            "PRICE REPORT\nalpha-1: $2, beta-1: $5\n我找到两块相关内容。"
+        ));
+        assert!(!fine("alpha-1 是 $2，beta-1 是 $5，再便宜两块钱。"));
     }
 
     #[test]

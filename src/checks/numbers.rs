@@ -375,6 +375,15 @@ fn suffix_unit(rest: &str) -> Option<(usize, Unit)> {
         {
             continue;
         }
+        // `两块钱` is money; `两块内容`, `三块地` count pieces.
+        if *text == "块"
+            && rest[text.len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c != '钱' && c > '\u{2e7f}' && c.is_alphabetic())
+        {
+            continue;
+        }
         let dim = match kind {
             '$' => Dim::Money(Currency::Usd),
             'Y' => Dim::Money(Currency::Yuan),
