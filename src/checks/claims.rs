@@ -59,6 +59,8 @@ pub struct Clause {
     pub hedged: bool,
     /// It is a heading or a label before a colon.
     pub label: bool,
+    /// It is a label or heading that speaks of the process ("1 次查询失败：").
+    pub process_label: bool,
 }
 
 /// One key fact of the answer.
@@ -239,6 +241,29 @@ impl Vocabulary {
             openings,
             other_openings: other,
         }
+    }
+
+    /// `text` (folded) and its [`spaced`] form with every entry blanked: what a clause
+    /// says besides these words.
+    fn blank(&self, text: &str, spaced_text: &str) -> (String, String) {
+        let out = |ac: &Option<AhoCorasick>, t: &str| match ac {
+            Some(ac) => {
+                let mut o = String::with_capacity(t.len());
+                let mut last = 0;
+                for m in ac.find_iter(t) {
+                    o.push_str(&t[last..m.start()]);
+                    o.extend(std::iter::repeat_n(
+                        ' ',
+                        t[m.start()..m.end()].chars().count(),
+                    ));
+                    last = m.end();
+                }
+                o.push_str(&t[last..]);
+                o
+            }
+            None => t.to_string(),
+        };
+        (out(&self.other, text), out(&self.words, spaced_text))
     }
 
     /// Whether `text` (folded) holds an entry; `spaced_text` is [`spaced`] of it.
@@ -753,6 +778,8 @@ impl Analysis {
             let mut under_query_label = false;
             // A supposition holds for the rest of its sentence ("For example, 停 3 小时…").
             let mut supposing = false;
+            // A hedge standing alone as a clause, for the next clause of the sentence.
+            let mut carried_hedge: Option<String> = None;
             for (cs, ce, colon, paren) in clause_spans(&folded, s, e) {
                 let text = &folded[cs..ce];
                 if text.trim().is_empty() {
@@ -764,11 +791,22 @@ impl Analysis {
                     None => text,
                 };
                 // A bare yes or no opening the answer answers a yes-or-no question.
+                // A clause that is only a hedge ("一般来说，", "Generally speaking,") is a
+                // sentence adverb: it hedges the clause after it.
+                let hedge_only = hedge_alone(text, vocab);
+                let carried = carried_hedge.take();
                 let own = if clauses.is_empty() && is_yes_no(text) {
                     Role::Subject
+                } else if hedge_only {
+                    Role::Neutral
+                } else if let Some(h) = &carried {
+                    role(&format!("{h} {read}"), subject, vocab)
                 } else {
                     role(read, subject, vocab)
                 };
+                if hedge_only {
+                    carried_hedge = Some(text.to_string());
+                }
                 let role = if heading || colon {
                     under_process_label |= colon && own == Role::Process;
                     under_query_label = colon && vocab.query_label.hit(text, &spaced(text));
@@ -779,7 +817,9 @@ impl Analysis {
                     Role::Process
                 } else if let Some(host) = clauses
                     .last()
-                    .filter(|h: &&Clause| (paren || relative(text)) && h.sentence == n)
+                    .filter(|h: &&Clause| {
+                        (paren || relative(text) || purpose(text)) && h.sentence == n
+                    })
                     .map(|h| h.role)
                     .filter(|r| matches!(r, Role::Question | Role::Process))
                 {
@@ -795,12 +835,21 @@ impl Analysis {
                 let sp = spaced(text);
                 // A label "Example:" / "例：" opens one too.
                 let example_label = colon
-                    && matches!(
+                    && (matches!(
                         sp.trim_matches(|c: char| !c.is_ascii_alphanumeric()),
                         "example" | "examples" | "e g"
-                    );
-                supposing |= vocab.supposition.starts(&sp, text) || example_label;
-                let hypothetical = supposing || vocab.supposition.hit(text, &sp);
+                    ) || matches!(
+                        text.trim_matches(|c: char| !is_han(c)),
+                        "例" | "例子" | "举例" | "示例" | "范例" | "比如"
+                    ));
+                // A condition ("如果需要更久，", "If you need more,") holds for its own
+                // clause: what the sentence says after it is stated ("…可以升级 Business
+                // plan：成员上限 200 人").
+                supposing |=
+                    (vocab.supposition.starts(&sp, text) && !conditional(text)) || example_label;
+                // A hedge's characters are no supposition's (`好像是` is not `像是`).
+                let (unhedged, unhedged_sp) = vocab.hedge.blank(text, &sp);
+                let hypothetical = supposing || vocab.supposition.hit(&unhedged, &unhedged_sp);
                 clauses.push(Clause {
                     start: cs,
                     end: ce,
@@ -809,8 +858,9 @@ impl Analysis {
                     hypothetical,
                     redirect: vocab.redirect.hit(read, &spaced(read)),
                     topic: vocab.topic.starts(&sp, text),
-                    hedged: vocab.hedge.hit(text, &sp),
+                    hedged: (vocab.hedge.hit(text, &sp) && !hedge_only) || carried.is_some(),
                     label: heading || colon,
+                    process_label: (heading || colon) && own == Role::Process,
                 });
             }
         }
@@ -887,6 +937,118 @@ impl Analysis {
     }
 }
 
+/// Whether the line at `at` shows a call at a prompt (`> tool --flag value`, `$ tool …`)
+/// to a tool the trace holds (`process_norm`, normalized).
+fn shows_call(folded: &str, at: usize, process_norm: &str) -> bool {
+    let line_start = folded[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line = folded[line_start..].trim_start();
+    let Some(rest) = line.strip_prefix(['>', '$']) else {
+        return false;
+    };
+    let command: String = rest
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        .collect();
+    command.len() >= 3
+        && process_norm
+            .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+            .any(|w| w == normalize(&command))
+}
+
+/// Whether a count counts the calls themselves: attempts, retries, requests, queries,
+/// times (`次`), results (`条结果`).
+fn counts_calls(q: &Quantity, folded: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "time", "attempt", "retrie", "retry", "request", "call", "try", "trie", "query", "querie",
+        "lookup", "search", "result", "次",
+    ];
+    let after = folded[q.end..].trim_start();
+    WORDS.contains(&q.word.as_str())
+        || (q.word == "条"
+            && ["结果", "记录", "资料", "数据"]
+                .iter()
+                .any(|w| after.starts_with(w)))
+}
+
+/// The label right before `at` (on its line) that makes what follows the reply's own
+/// ticket or case number, if any.
+fn reference_label(folded: &str, at: usize) -> Option<&'static str> {
+    const LABELS: &[&str] = &[
+        "ticket",
+        "ticket no",
+        "ticket number",
+        "ticket id",
+        "case",
+        "case no",
+        "case number",
+        "case id",
+        "incident",
+        "工单",
+        "工单号",
+        "工单编号",
+        "案件编号",
+        "受理编号",
+        "受理单号",
+        "服务单号",
+        "客服单号",
+        "回执编号",
+    ];
+    // Not "reference": a refund's or an order's reference is the subject's.
+    let line_start = folded[..at].rfind('\n').map_or(0, |i| i + 1);
+    let before = folded[line_start..at]
+        .trim_end_matches(|c: char| c.is_whitespace() || "#:：.【[（(-".contains(c))
+        .to_lowercase();
+    LABELS
+        .iter()
+        .filter(|l| before.ends_with(*l))
+        // A whole word: `showcase` holds no `case`.
+        .find(|l| {
+            !l.is_ascii()
+                || !before[..before.len() - l.len()].ends_with(|c: char| c.is_ascii_alphanumeric())
+        })
+        .copied()
+}
+
+/// Whether a clause opens with a condition (if, 如果), not an example (for example, 例如).
+fn conditional(text: &str) -> bool {
+    const OPENINGS: &[&str] = &[
+        "if ", "suppose", "say you", "如果", "假如", "假设", "若", "要是",
+    ];
+    let t = text
+        .trim_start_matches(|c: char| {
+            c.is_whitespace() || c.is_ascii_punctuation() || "•·-".contains(c)
+        })
+        .to_lowercase();
+    OPENINGS.iter().any(|o| t.starts_with(o))
+}
+
+/// Whether a clause is a hedge and nothing else ("一般来说", "Generally speaking", "凭印象讲").
+fn hedge_alone(text: &str, vocab: &Vocabularies) -> bool {
+    const FILLER: &[&str] = &["speaking", "来说", "来讲", "而言", "说来"];
+    let sp = spaced(text);
+    if !vocab.hedge.hit(text, &sp) {
+        return false;
+    }
+    let (zh_blank, _) = vocab.hedge.blank(text, &sp);
+    let (_, both) = vocab.hedge.blank(&zh_blank, &spaced(&zh_blank));
+    words(&both).iter().all(|w| FILLER.contains(&w.as_str()))
+}
+
+/// A purpose clause ("来比较两者的价格", "in order to compare them") says what the clause
+/// before it was for: it takes that clause's role.
+fn purpose(text: &str) -> bool {
+    let t = text.trim_start_matches(|c: char| c.is_whitespace() || "）)，,".contains(c));
+    let lower = t.to_ascii_lowercase();
+    ["为了", "以便", "好让", "in order to ", "so that "]
+        .iter()
+        .any(|w| lower.starts_with(w))
+        || (t.starts_with('来')
+            && !["来自", "来说", "来讲", "来看"]
+                .iter()
+                .any(|w| t.starts_with(w)))
+}
+
 /// A relative clause (", which costs $12", ", where the status is shown") qualifies what
 /// precedes it: it states, it does not ask.
 fn relative(text: &str) -> bool {
@@ -921,8 +1083,9 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
         return Role::Neutral;
     }
     // "I think the Pro plan is cheaper": a hedge about the subject is a claim, even in the
-    // agent's own voice — but not one about the process ("可能是关键词不匹配").
-    if hedge && named && !vocab.process_not_self.hit(text, &sp) {
+    // agent's own voice — but not one about the process ("可能是关键词不匹配") nor one
+    // saying where to look ("the API rates should be listed there").
+    if hedge && named && !vocab.process_not_self.hit(text, &sp) && !vocab.redirect.hit(text, &sp) {
         return Role::Subject;
     }
     // The process in words other than the question's own ("timeout" when the question
@@ -1391,11 +1554,46 @@ fn list_marker(folded: &str, q: &Quantity) -> bool {
             && lead.len() >= 2
             && lead.chars().all(|c| c.is_ascii_uppercase())
             && before.ends_with(' '))
+        || numbered_series(folded, lead, q, after)
         || before.ends_with('#')
         || (before.trim_end().ends_with("第")
             && (own_list_item(folded, q) || after.trim_start().starts_with('步')))
         || before.to_ascii_lowercase().ends_with("step ")
         || before.to_ascii_lowercase().ends_with("option ")
+}
+
+/// Whether `q` sizes an instance the sentence imagines: "a 4-hour visit … would cost 80
+/// 元", "a 3-person team would be $60/month" (an article, the number joined to its noun,
+/// and `would` in the clause).
+fn would_instance(folded: &str, clause: &Clause, q: &Quantity) -> bool {
+    let text = &folded[clause.start..clause.end];
+    let before = folded[clause.start..q.start].to_ascii_lowercase();
+    spaced(text).contains(" would ")
+        && (before.ends_with("a ") || before.ends_with("an "))
+        && folded[q.start..q.end.min(folded.len())].contains('-')
+}
+
+/// Whether `q` numbers one of a series of labels opening lines: `Finding 1：` where
+/// `Finding 2：` opens another line (`lead` is the line's words before `q`).
+fn numbered_series(folded: &str, lead: &str, q: &Quantity, after: &str) -> bool {
+    if !after.starts_with([':', '：'])
+        || lead.is_empty()
+        || lead.chars().count() > 12
+        || !lead.chars().all(|c| c.is_alphabetic())
+        || q.decimals != 0
+        || !(1.0..=20.0).contains(&q.raw)
+    {
+        return false;
+    }
+    [q.raw - 1.0, q.raw + 1.0].iter().any(|n| {
+        [':', '：'].iter().any(|colon| {
+            let label = format!("{lead} {n}{colon}");
+            folded.match_indices(&label).any(|(at, _)| {
+                let line_start = folded[..at].rfind('\n').map_or(0, |i| i + 1);
+                folded[line_start..at].chars().all(|c| !c.is_alphanumeric())
+            })
+        })
+    })
 }
 
 /// How the evidence stands to a fact.
@@ -1459,12 +1657,18 @@ pub struct Evidence {
     line_keys: OnceLock<Vec<OnceLock<Vec<String>>>>,
     /// The records of an entity (see [`Evidence::entity_records`]).
     entity_records: OnceLock<Vec<usize>>,
+    /// The names an answer gives the entity records (see [`Evidence::aliases`]), with the
+    /// answer (its folded text) they were learnt from.
+    aliases: std::sync::Mutex<Option<(String, Aliases)>>,
     /// For evidence over [`FULL_SCAN`]: the answer's quantities some tool result states,
     /// found in one pass over the evidence for the ways each could be written.
     stated: std::sync::Mutex<std::collections::HashMap<DeriveKey, bool>>,
     /// Computations already looked for, by quantity: an answer repeats its numbers.
     derived: std::sync::Mutex<std::collections::HashMap<DeriveKey, Option<String>>>,
 }
+
+/// Per entity record, the names an answer gives it.
+type Aliases = std::sync::Arc<Vec<Vec<String>>>;
 
 type DeriveKey = (Dim, u64, u64, u8, bool, String, u8);
 
@@ -1657,6 +1861,7 @@ impl Evidence {
             line_norms: OnceLock::new(),
             line_keys: OnceLock::new(),
             entity_records: OnceLock::new(),
+            aliases: std::sync::Mutex::new(None),
             placeholder_ends: OnceLock::new(),
             derived: Default::default(),
             stated: Default::default(),
@@ -1967,14 +2172,18 @@ impl Evidence {
                 // Named while speaking of the process (the failed call's URL, `--help`,
                 // the quoted error, "after 30 s"): the answer points, it does not assert.
                 let clause = analysis.clauses.get(c.clause);
-                let in_process_clause =
-                    clause.is_some_and(|cl| matches!(cl.role, Role::Process | Role::Question));
+                let in_process_clause = clause.is_some_and(|cl| {
+                    matches!(cl.role, Role::Process | Role::Question) || cl.process_label
+                });
                 let redirect = clause.is_some_and(|cl| cl.redirect);
                 // Where the clause points elsewhere, only the source's address and number
                 // point ("per the app it boards from gate E12" still claims the gate).
                 let pointer = match c.fact.kind {
                     FactKind::Url => true,
-                    FactKind::Identifier | FactKind::Quote => !redirect,
+                    // A path through an app's screens (「我的订单 → 退款详情」) points.
+                    FactKind::Identifier | FactKind::Quote => {
+                        !redirect || c.fact.text.contains(['→', '›', '»', '>'])
+                    }
                     _ => false,
                 } || c.quantity.as_ref().is_some_and(|q| {
                     let integer = q.dim == Dim::Plain && q.decimals == 0;
@@ -1983,9 +2192,9 @@ impl Evidence {
                         let after = analysis.folded[q.end..].trim_start_matches(' ');
                         after.starts_with(|c: char| c.is_ascii_alphabetic() || c == '/')
                     };
-                    if redirect {
+                    if redirect && integer {
                         // A source's name or number: `12306`, a hotline.
-                        integer
+                        true
                     } else if integer && names_a_thing && q.word.is_empty() {
                         true
                     } else {
@@ -1995,6 +2204,8 @@ impl Evidence {
                         q.dim == Dim::Duration
                             || (integer && (100.0..600.0).contains(&q.raw))
                             || (integer && q.raw == 0.0)
+                            // A count of the calls ("1 次查询失败", "after 2 retries").
+                            || (integer && counts_calls(q, &analysis.folded))
                     }
                 });
                 // The topic restated in its own words or quotes ("关于“请求超时的修改方法”").
@@ -2016,9 +2227,26 @@ impl Evidence {
                 {
                     return Support::Process;
                 }
+                // The failed call shown as typed (`> train_status --train G102`): the
+                // process, whatever its arguments look like.
+                if !self.has_tools
+                    && !in_tools[i]
+                    && shows_call(&analysis.folded, c.at, &self.process_norm)
+                {
+                    return Support::Process;
+                }
                 // Asked, not stated: "Q：G102 是几点？" restates the question.
                 if clause.is_some_and(|cl| cl.role == Role::Question) && !in_tools[i] {
                     return Support::Input;
+                }
+                // The reply's own reference (`工单号：EC-20261203-0417`, `Ticket #4411`)
+                // names the reply, not the subject — unless the question is about tickets.
+                if matches!(c.fact.kind, FactKind::Identifier | FactKind::Number)
+                    && !in_tools[i]
+                    && let Some(label) = reference_label(&analysis.folded, c.at)
+                    && !crate::text::contains(&self.input_folded, label)
+                {
+                    return Support::Process;
                 }
                 // With no tool result, outside any statement of the subject, a flag without
                 // a value points (`exctl --help`) and a line of words in capitals is a heading
@@ -2093,7 +2321,8 @@ impl Evidence {
                     }
                     if matches!(q.dim, Dim::Plain | Dim::Duration)
                         && (clause.is_some_and(|cl| cl.hypothetical)
-                            || declared.contains(&q.raw.to_bits()))
+                            || declared.contains(&q.raw.to_bits())
+                            || clause.is_some_and(|cl| would_instance(&analysis.folded, cl, q)))
                     {
                         return Support::Example;
                     }
@@ -2205,6 +2434,15 @@ impl Evidence {
                 Ok(()) => Support::Tools,
                 Err(why) => Support::WrongContext(why),
             };
+        }
+        // `打 85 折` is the price less 15%: a discount the evidence states.
+        if q.dim == Dim::Percent
+            && q.scale == 10.0
+            && evidence
+                .iter()
+                .any(|(e, _)| e.dim == Dim::Percent && (100.0 - e.value - q.value).abs() < 1e-6)
+        {
+            return Support::Derived(format!("the price less {}%", 100.0 - q.value));
         }
         let text = analysis.folded.as_str();
         let around = |mut from: usize, mut to: usize| {
@@ -2370,6 +2608,109 @@ impl Evidence {
         analysis.clauses.get(claim.clause)
     }
 
+    /// The record among `candidates` whose key the sentence of `claim` names before the
+    /// claim's clause, when it names exactly one and that clause none (asides aside).
+    fn sentence_key(
+        &self,
+        candidates: &[usize],
+        claim: &Claim,
+        clause: &Clause,
+        analysis: &Analysis,
+    ) -> Option<usize> {
+        let keys: Vec<&[String]> = candidates.iter().map(|l| self.line_key(*l)).collect();
+        let names = |text: &str| -> Vec<usize> {
+            let text = normalize(text);
+            (0..candidates.len())
+                .filter(|i| {
+                    keys[*i].iter().any(|w| {
+                        text.contains(w.as_str())
+                            && keys
+                                .iter()
+                                .enumerate()
+                                .all(|(j, k)| j == *i || !k.contains(w))
+                    })
+                })
+                .collect()
+        };
+        if !names(&analysis.folded[clause.start..clause.end]).is_empty() {
+            return None;
+        }
+        let before: String = analysis.clauses[..claim.clause]
+            .iter()
+            .filter(|o| o.sentence == clause.sentence)
+            .filter(|o| {
+                !analysis.folded[o.start..o.end]
+                    .trim_start()
+                    .starts_with(['(', '（'])
+            })
+            .map(|o| &analysis.folded[o.start..o.end])
+            .collect::<Vec<_>>()
+            .join(" ");
+        match names(&before)[..] {
+            [i] => Some(candidates[i]),
+            _ => None,
+        }
+    }
+
+    /// The names the answer gives each entity record (indexed like
+    /// [`Evidence::entity_records`]) in the question's words where the evidence uses
+    /// others: the question's words before a value that only that record states, in the
+    /// value's clause ("里斯本现在 19 °C" names `Lisbon: 19 °C, …` when the question asks
+    /// about 里斯本), where the question names no record by its key. A word given to two
+    /// records names neither.
+    fn aliases(&self, analysis: &Analysis) -> Aliases {
+        let mut cache = self.aliases.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((text, a)) = cache.as_ref()
+            && *text == analysis.folded
+        {
+            return std::sync::Arc::clone(a);
+        }
+        let entities = self.entity_records();
+        let mut names: Vec<Vec<String>> = vec![Vec::new(); entities.len()];
+        // Only where the question names no record by its key: it asks in other words
+        // than the evidence's ("奥斯陆和里斯本…" of `Oslo:` and `Lisbon:`).
+        let input = normalize(&self.input_folded);
+        let keyed = entities
+            .iter()
+            .any(|l| self.line_key(*l).iter().any(|w| input.contains(w.as_str())));
+        if entities.len() >= 2 && !keyed {
+            let in_evidence = |w: &str| entities.iter().any(|l| self.line_norm(*l).contains(w));
+            for c in &analysis.claims {
+                let (Some(q), Some(clause)) = (&c.quantity, analysis.clauses.get(c.clause)) else {
+                    continue;
+                };
+                let on: Vec<usize> = self
+                    .lines_stating(q)
+                    .into_iter()
+                    .filter_map(|l| entities.binary_search(&l).ok())
+                    .collect();
+                let [e] = on[..] else { continue };
+                let before = &analysis.folded[clause.start..c.at.max(clause.start)];
+                for w in naming_words(before) {
+                    if input.contains(w.as_str()) && !in_evidence(&w) && !names[e].contains(&w) {
+                        names[e].push(w);
+                    }
+                }
+            }
+            let given_twice: HashSet<String> = {
+                let mut seen = HashSet::new();
+                let mut twice = HashSet::new();
+                for w in names.iter().flatten() {
+                    if !seen.insert(w.clone()) {
+                        twice.insert(w.clone());
+                    }
+                }
+                twice
+            };
+            for n in &mut names {
+                n.retain(|w| !given_twice.contains(w));
+            }
+        }
+        let a = std::sync::Arc::new(names);
+        *cache = Some((analysis.folded.clone(), std::sync::Arc::clone(&a)));
+        a
+    }
+
     /// The records of an entity: values of their own, several of them (`Train type:
     /// CR400BF` labels one value; a table's header holds none).
     fn entity_records(&self) -> &[usize] {
@@ -2403,11 +2744,14 @@ impl Evidence {
             let line = self.tools_folded[s..e].trim();
             let key = match line.strip_prefix('|') {
                 Some(row) => row.split('|').next(),
-                // A colon that labels, not one inside a clock time (`Departs 08:05`).
+                // A colon that labels, not one inside a clock time (`Departs 08:05`;
+                // `周六、周日：10:00` labels, its colon folded to `:`).
                 None => line
                     .match_indices([':', '：'])
                     .find(|(i, c)| {
-                        *c == "：" || !line[i + 1..].starts_with(|d: char| d.is_ascii_digit())
+                        *c == "："
+                            || !(line[i + 1..].starts_with(|d: char| d.is_ascii_digit())
+                                && line[..*i].ends_with(|d: char| d.is_ascii_digit()))
                     })
                     .map(|(i, _)| &line[..i]),
             }
@@ -2465,7 +2809,13 @@ impl Evidence {
             return Ok(());
         };
         let all = self.lines();
-        let context = naming_words(&analysis.folded[clause.start..clause.end]);
+        // A cell of the answer's own table is attached to its row's key and its column's
+        // header, not to the other cells' words (`MTok` of the price cells names no
+        // context window).
+        let context = naming_words(
+            &answer_cell(&analysis.folded, clause, claim.at)
+                .unwrap_or_else(|| analysis.folded[clause.start..clause.end].to_string()),
+        );
         let like = |e: &Quantity| like_quantities(q, e);
         // Only records say what a number is attached to: table rows, `label: value` lines,
         // list items; a line of wrapped prose may cut a sentence anywhere.
@@ -2504,9 +2854,17 @@ impl Evidence {
             .map(|l| (*l, self.line_norm(*l)))
             .collect();
         let score = |t: &str| shared(&context, t);
-        let scored: Vec<(usize, usize)> = texts.iter().map(|(l, t)| (*l, score(t))).collect();
+        let mut scored: Vec<(usize, usize)> = texts.iter().map(|(l, t)| (*l, score(t))).collect();
+        // The one record the sentence names by its key before the clause, where the clause
+        // names none, outweighs words the clause shares by chance ("Lisbon …: 19 degrees,
+        // with a light 9 km/h breeze" is not Oslo's "light rain").
+        if let Some(l) = self.sentence_key(&like_lines, claim, clause, analysis) {
+            scored = texts
+                .iter()
+                .map(|(t, _)| (*t, usize::from(*t == l)))
+                .collect();
+        }
         let mut best = scored.iter().map(|(_, s)| *s).max().unwrap_or(0);
-        let mut scored = scored;
         let several = analysis
             .claims
             .iter()
@@ -2617,7 +2975,21 @@ impl Evidence {
         analysis: &Analysis,
         clause_only: bool,
     ) -> Option<usize> {
-        let keys: Vec<&[String]> = candidates.iter().map(|l| self.line_key(*l)).collect();
+        // A record's key, and the names the answer gives it in its own words ("里斯本" for
+        // `Lisbon:`).
+        let aliases = self.aliases(analysis);
+        let entities = self.entity_records();
+        let owned: Vec<Vec<String>> = candidates
+            .iter()
+            .map(|l| {
+                let mut ws = self.line_key(*l).to_vec();
+                if let Ok(e) = entities.binary_search(l) {
+                    ws.extend(aliases[e].iter().cloned());
+                }
+                ws
+            })
+            .collect();
+        let keys: Vec<&[String]> = owned.iter().map(Vec::as_slice).collect();
         // A key's word names its record only where no other candidate line holds it
         // anywhere ("API" keys `Model API:` but is also on Pro's line).
         let own = |i: usize, w: &String| {
@@ -2703,9 +3075,28 @@ impl Evidence {
             .find(|s| *s < here.sentence)
             .unwrap_or(here.sentence);
         let q = claim.quantity.as_ref()?;
+        // An aside in parentheses ("（18 km/h，里斯本是 9 km/h）") is no focus for what
+        // follows it.
+        let aside = |i: usize| {
+            let c = &clauses[i];
+            let from = clauses[..i]
+                .iter()
+                .rev()
+                .take_while(|o| o.sentence == c.sentence)
+                .last()
+                .map_or(c.start, |o| o.start);
+            let before = &analysis.folded[from..c.start];
+            let open = before.matches(['(', '（']).count();
+            let close = before.matches([')', '）']).count();
+            open > close
+                || analysis.folded[c.start..]
+                    .trim_start()
+                    .starts_with(['(', '（'])
+        };
         (0..claim.clause)
             .rev()
             .take_while(|&i| clauses[i].sentence >= previous)
+            .filter(|&i| !aside(i))
             .filter(|&i| {
                 !analysis.claims.iter().any(|c| {
                     c.clause == i && c.quantity.as_ref().is_some_and(|o| like_quantities(q, o))
@@ -2804,7 +3195,7 @@ impl Evidence {
             .iter()
             .find(|(e, l)| *l == r && like_quantities(q, e) && !stated(e))
         else {
-            return Ok(());
+            return self.borrowed(lines, q, r, placed, with_q, clause, analysis);
         };
         // The sentence's words decide which record it reads; where they name neither, the
         // siblings do when they agree, two or more, and none reads where `q` is.
@@ -2832,6 +3223,58 @@ impl Evidence {
             q.text(&analysis.folded).trim(),
             self.tools_folded[s..e].trim(),
             own.0.text(self.scanned()).trim()
+        ))
+    }
+
+    /// Where the sentence's other values (`placed` of them, none on `q`'s `lines`) all
+    /// come from record `r`, which has no value of `q`'s kind, and `q` is only on other
+    /// entities' records that the sentence never names: the answer lends `q` to `r`'s
+    /// entity ("Pro 套餐每席位每月 20 美元，最多 10 个席位，并提供 99.95% 的可用性 SLA" where
+    /// the SLA is Enterprise's).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the sibling check's findings, passed on"
+    )]
+    fn borrowed(
+        &self,
+        lines: &[usize],
+        q: &Quantity,
+        r: usize,
+        placed: usize,
+        with_q: usize,
+        clause: &Clause,
+        analysis: &Analysis,
+    ) -> Result<(), String> {
+        let entities = self.entity_records();
+        if placed < 2 || with_q > 0 || !entities.contains(&r) {
+            return Ok(());
+        }
+        if !lines.iter().all(|l| entities.contains(l)) {
+            return Ok(());
+        }
+        let sentence: String = analysis
+            .clauses
+            .iter()
+            .filter(|o| o.sentence == clause.sentence)
+            .map(|o| &analysis.folded[o.start..o.end])
+            .collect::<Vec<_>>()
+            .join(" ");
+        let sentence = normalize(&sentence);
+        let named = |l: usize| {
+            let key = self.line_key(l);
+            !key.is_empty() && key.iter().any(|w| sentence.contains(w.as_str()))
+        };
+        if lines.iter().any(|l| named(*l)) || !named(r) {
+            return Ok(());
+        }
+        let all = self.lines();
+        let (s, e) = all[lines[0]];
+        let (rs, re) = all[r];
+        Err(format!(
+            "`{}` is in the evidence on “{}”, not on “{}”, where the sentence's other values are",
+            q.text(&analysis.folded).trim(),
+            self.tools_folded[s..e].trim(),
+            self.tools_folded[rs..re].trim()
         ))
     }
 
@@ -2878,6 +3321,45 @@ impl Evidence {
     }
 }
 
+/// For a fact at `at` in a row of the answer's own Markdown table: the row's first cell
+/// and the header of the fact's column ("atlas-small-2 context"; "Output atlas-medium-2"
+/// in a table with one column per model). None outside a table or without a header.
+fn answer_cell(folded: &str, clause: &Clause, at: usize) -> Option<String> {
+    let line_start = folded[..clause.start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = folded[clause.start..]
+        .find('\n')
+        .map_or(folded.len(), |i| clause.start + i);
+    let row = &folded[line_start..line_end];
+    if !row.trim_start().starts_with('|') || !(line_start..line_end).contains(&at) {
+        return None;
+    }
+    let column = folded[line_start..at].matches('|').count();
+    let mut header = None;
+    let mut end = line_start;
+    while end > 0 {
+        let start = folded[..end - 1].rfind('\n').map_or(0, |i| i + 1);
+        let line = folded[start..end - 1].trim();
+        if !line.starts_with('|') {
+            break;
+        }
+        if !line.chars().all(|c| "|-: ".contains(c)) {
+            header = Some(line);
+        }
+        end = start;
+    }
+    let header = header?;
+    let cells = |line: &str| -> Vec<String> {
+        line.trim()
+            .trim_start_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    let head = cells(header).get(column.checked_sub(1)?)?.clone();
+    let key = cells(row).first().cloned().unwrap_or_default();
+    Some(format!("{key} {head}"))
+}
+
 /// The words of a text that can name a record: its words, not its numbers (`200K` names
 /// no row), normalized.
 fn naming_words(text: &str) -> Vec<String> {
@@ -2914,6 +3396,14 @@ fn comparing(clause: &str) -> bool {
         || ["比", "相比", "对比", "相较"]
             .iter()
             .any(|w| clause.contains(w))
+        // `19 °C 对奥斯陆 7 °C`: 对 right after a value sets it against another.
+        || clause.match_indices('对').any(|(at, _)| {
+            clause[..at]
+                .trim_end()
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || "%°$€¥元".contains(c))
+        })
 }
 
 /// Whether an evidence quantity `e` is of the kind of the answer's `q`, so that one could
@@ -3377,6 +3867,69 @@ mod tests {
         ] {
             assert!(!asserts(r, q), "{r}");
         }
+    }
+
+    #[test]
+    fn the_replys_own_bookkeeping_asserts_nothing() {
+        readings(
+            "What is the baggage allowance on flight KL1002?",
+            &[
+                // A ticket of the reply, the calls counted, a path through the app's screens.
+                "Case #CS-7741-B\n\nThe fare service refused the call (permission denied), so I have no allowance to give.",
+                "2 次查询失败：行李规则服务拒绝了请求。所以托运额度我这边拿不到。",
+                "查不到行李规则（服务无响应）。你可以在 App 的「我的行程 → 行李」里看。",
+                "The fare lookup timed out. The allowance should be listed there, on your booking page.",
+            ],
+            &[
+                "Case #CS-7741-B: the fare service refused the call, but KL1002 allows 23 kg.",
+                "2 次查询失败，不过一般是 23 公斤。",
+            ],
+        );
+        // The question about tickets makes a ticket number a claim again.
+        assert!(asserts(
+            "Ticket #TK-5520 was refused, sorry.",
+            "What is the status of my ticket?"
+        ));
+    }
+
+    #[test]
+    fn the_attempt_its_purpose_and_the_retry_speak_of_the_call() {
+        readings(
+            "中山路店周日几点关门？",
+            &[
+                "我刚才去查门店系统（stores.example.com）来确认中山路店的营业时间，但没有任何回应。",
+                "门店查询返回空结果。换个店名再找也许能找到。",
+                "门店系统没查到记录，有可能是店名不对。",
+            ],
+            &["门店系统没回应，不过中山路店周日一般 21:00 关门。"],
+        );
+    }
+
+    #[test]
+    fn the_failed_call_shown_at_a_prompt_is_the_process() {
+        let q = "When does bus 47 leave?";
+        let ev = Evidence::new(
+            "",
+            q,
+            "bus_times\n{\"line\":\"47\"}\nservice unavailable",
+            Vec::new(),
+        );
+        let a = analysis(
+            "> bus_times --line 47 --stop K9\n(no response)\n\nThe timetable service is down.",
+            q,
+        );
+        assert!(
+            ev.judge(&a).iter().all(|s| !s.is_claim()),
+            "{:?}",
+            ev.judge(&a)
+        );
+        // A command the trace never ran is the answer's own.
+        let a = analysis("> timetable --stop K9\nThe timetable service is down.", q);
+        assert!(
+            ev.judge(&a).iter().any(Support::is_claim),
+            "{:?}",
+            ev.judge(&a)
+        );
     }
 
     /// Each of `silent` asserts nothing about `input`'s subject; each of `stating` does.
@@ -3924,5 +4477,236 @@ mod tests {
         assert!(matches!(judged[0], Support::WrongContext(_)), "{judged:?}");
         let a = analysis("The Pro plan gets 5,000 API calls per day.", "Pro plan");
         assert_eq!(ev.judge(&a), [Support::Tools]);
+    }
+
+    #[test]
+    fn a_cell_of_the_answers_table_reads_under_its_own_header() {
+        let ev = Evidence::new(
+            "| model | input $/MTok | output $/MTok | context |\n|---|---|---|---|\n\
+             | atlas-large-2 | $15 | $75 | 200K |\n| atlas-medium-2 | $3 | $15 | 200K |\n\
+             | atlas-small-2 | $0.80 | $4 | 100K |",
+            "",
+            "",
+            Vec::new(),
+        );
+        let q = "atlas-small-2 or atlas-medium-2?";
+        // The context cell is the context column's, whatever units the other cells carry.
+        let a = analysis(
+            "| model | input | output | context |\n|---|---|---|---|\n\
+             | atlas-small-2 | $0.80/MTok | $4/MTok | 100K |",
+            q,
+        );
+        assert!(
+            ev.judge(&a)
+                .iter()
+                .all(|s| *s != Support::Unsupported && !matches!(s, Support::WrongContext(_))),
+            "{:?}",
+            ev.judge(&a)
+        );
+        // One column per model: the header names the record of every cell below it.
+        let a = analysis(
+            "| | atlas-medium-2 |\n|---|---|\n| Input | $3 / MTok |\n| Output | $75 / MTok |",
+            q,
+        );
+        let judged = ev.judge(&a);
+        let at = a.claims.iter().position(|c| c.fact.text == "$75").unwrap();
+        assert!(matches!(judged[at], Support::WrongContext(_)), "{judged:?}");
+    }
+
+    #[test]
+    fn a_sentence_that_reads_one_record_lends_it_no_other_records_value() {
+        let ev = Evidence::new(
+            "Basic: €9/month, 2 rooms, 30-day history\nPremium: contact us; on-site support; 4-hour response",
+            "",
+            "",
+            Vec::new(),
+        );
+        let q = "What does Basic cost?";
+        let a = analysis("Basic 每月 €9，可用 2 个房间，并提供 4-hour response。", q);
+        let judged = ev.judge(&a);
+        assert!(
+            judged.iter().any(|s| matches!(s, Support::WrongContext(_))),
+            "{judged:?}"
+        );
+        // Naming the other record makes it the sentence's own.
+        let a = analysis(
+            "Basic 每月 €9，可用 2 个房间，Premium 则有 4-hour response。",
+            q,
+        );
+        assert!(
+            ev.judge(&a)
+                .iter()
+                .all(|s| !matches!(s, Support::WrongContext(_)))
+        );
+    }
+
+    #[test]
+    fn the_answer_names_records_in_the_questions_words() {
+        let ev = Evidence::new(
+            "Riga: 4 °C, fog, humidity 91%\nValletta: 21 °C, clear, humidity 60%",
+            "里加和瓦莱塔哪里更暖和？",
+            "",
+            Vec::new(),
+        );
+        let q = "里加和瓦莱塔哪里更暖和？";
+        // 瓦莱塔 is Valletta by its 21 °C; Riga's humidity lent to it is caught.
+        let a = analysis(
+            "瓦莱塔更暖和。瓦莱塔现在 21 °C，晴，湿度 91%；里加只有 4 °C。",
+            q,
+        );
+        let judged = ev.judge(&a);
+        let at = a.claims.iter().position(|c| c.fact.text == "91%").unwrap();
+        assert!(matches!(judged[at], Support::WrongContext(_)), "{judged:?}");
+        let a = analysis(
+            "瓦莱塔更暖和。瓦莱塔现在 21 °C，湿度 60%；里加只有 4 °C，湿度 91%。",
+            q,
+        );
+        assert!(
+            ev.judge(&a)
+                .iter()
+                .all(|s| !matches!(s, Support::WrongContext(_)))
+        );
+        // Set against each other, and in an aside, values keep their own records.
+        let a = analysis("瓦莱塔较暖：21 °C 对里加 4 °C。", q);
+        assert!(
+            ev.judge(&a)
+                .iter()
+                .all(|s| !matches!(s, Support::WrongContext(_)))
+        );
+    }
+
+    #[test]
+    fn a_discount_in_tenths_is_the_price_less_the_evidences_saving() {
+        let ev = Evidence::new("Yearly billing saves 20%.", "", "", Vec::new());
+        for (answer, ok) in [
+            ("年付打 8 折。", true),
+            ("年付打 75 折。", false),
+            ("年付打 85 折。", false),
+        ] {
+            let judged = ev.judge(&analysis(answer, ""));
+            assert_eq!(
+                judged
+                    .iter()
+                    .all(|s| !s.is_claim() || matches!(s, Support::Derived(_))),
+                ok,
+                "{answer}: {judged:?}"
+            );
+        }
+        let ev = Evidence::new("Yearly billing saves 15%.", "", "", Vec::new());
+        assert!(matches!(
+            ev.judge(&analysis("年付打 85 折。", ""))[0],
+            Support::Derived(_)
+        ));
+    }
+
+    #[test]
+    fn the_record_the_sentence_names_outweighs_a_word_shared_by_chance() {
+        let ev = Evidence::new(
+            "Bergen: 6 °C, light drizzle, wind 22 km/h, humidity 88%\nSevilla: 24 °C, clear, wind 7 km/h, humidity 40%",
+            "",
+            "",
+            Vec::new(),
+        );
+        let a = analysis(
+            "Sevilla wins: 24 degrees and clear, with a light 7 km/h breeze.",
+            "",
+        );
+        assert!(
+            ev.judge(&a)
+                .iter()
+                .all(|s| !s.is_claim() || *s == Support::Tools),
+            "{:?}",
+            ev.judge(&a)
+        );
+        let a = analysis(
+            "Sevilla wins: 24 degrees and clear, with a light 22 km/h breeze.",
+            "",
+        );
+        assert!(
+            ev.judge(&a)
+                .iter()
+                .any(|s| matches!(s, Support::WrongContext(_)))
+        );
+    }
+
+    #[test]
+    fn a_label_before_a_clock_time_keys_its_record() {
+        let ev = Evidence::new(
+            "图书馆\n週一至週五：09:00–18:00\n週六、週日：10:00–16:00",
+            "",
+            "",
+            Vec::new(),
+        );
+        let a = analysis(
+            "周六、周日 10:00 开门，16:00 关门，最晚入馆 18:00。",
+            "图书馆周末几点开？",
+        );
+        let judged = ev.judge(&a);
+        assert!(matches!(judged[2], Support::WrongContext(_)), "{judged:?}");
+        let a = analysis("周六、周日 10:00 开门，16:00 关门。", "图书馆周末几点开？");
+        assert!(ev.judge(&a).iter().all(|s| *s == Support::Tools));
+    }
+
+    #[test]
+    fn an_imagined_instance_is_sized_not_stated() {
+        let ev = Evidence::new("Bikes: 3 € per hour, helmet included.", "", "", Vec::new());
+        let size = |answer: &str| {
+            let a = analysis(answer, "");
+            let at = a
+                .claims
+                .iter()
+                .position(|c| c.fact.text == "5-hour")
+                .unwrap();
+            ev.judge(&a)[at].clone()
+        };
+        assert_eq!(
+            size("Bikes are 3 € an hour, so a 5-hour ride would cost 15 €."),
+            Support::Example
+        );
+        // Without the imagined case the size is a claim.
+        assert_eq!(
+            size("Bikes are 3 € an hour, with a 5-hour limit."),
+            Support::Unsupported
+        );
+    }
+
+    #[test]
+    fn a_series_of_numbered_labels_is_structure() {
+        let ev = Evidence::new("Refund: 300 元, back to the card.", "", "", Vec::new());
+        let a = analysis("Point 1：退款 300 元。\nPoint 2：原路退回。", "");
+        assert!(
+            ev.judge(&a)
+                .iter()
+                .all(|s| !s.is_claim() || *s == Support::Tools)
+        );
+        // One label alone is no series: its number may be a fact (`Gate 7:`).
+        let a = analysis("Gate 7：退款 300 元。", "");
+        assert!(ev.judge(&a).contains(&Support::Unsupported));
+    }
+
+    #[test]
+    fn a_condition_holds_for_its_clause_an_example_for_its_sentence() {
+        let a = analysis("如果需要更多房间，可以升级 Premium：最多 12 个房间。", "");
+        assert!(!a.clauses.last().unwrap().hypothetical);
+        let a = analysis("例如停 3 小时，费用是 40 元。", "");
+        assert!(a.clauses.iter().all(|c| c.hypothetical));
+        let a = analysis("例：停 3 小时，费用是 40 元。", "");
+        assert!(
+            a.clauses.iter().skip(1).all(|c| c.hypothetical),
+            "{:?}",
+            a.clauses
+        );
+    }
+
+    #[test]
+    fn a_hedge_standing_alone_hedges_the_next_clause() {
+        let q = "libfoo 最新版本是多少？";
+        assert!(!asserts(
+            "调用被拒绝了：permission denied。一般来说，这表示当前会话的令牌没有被授予读取权限。",
+            q
+        ));
+        // `好像是` hedges; it is no supposition (`像是`), so its numbers are claims.
+        let a = analysis("好像是消费满 500 元可以免费停 3 小时。", "停车费怎么算？");
+        assert!(a.clauses.iter().all(|c| !c.hypothetical && c.hedged));
     }
 }

@@ -784,6 +784,9 @@ fn scan_arabic(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
     };
     let value = if fahrenheit {
         (raw - 32.0) * 5.0 / 9.0
+    } else if dim == Dim::Percent && scale == 10.0 && raw >= 10.0 {
+        // `85 折` is 85% of the price (`8.5 折`, `8 折` count tenths).
+        raw
     } else {
         raw * scale
     };
