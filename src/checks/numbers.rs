@@ -355,9 +355,7 @@ fn suffix_unit(rest: &str) -> Option<(usize, Unit)> {
         ("蚊", 'Y', 1.0),
     ];
     // Per number in the evidence: the first byte rules out most of the table at once.
-    let Some(first) = rest.as_bytes().first() else {
-        return None;
-    };
+    let first = rest.as_bytes().first()?;
     for (text, kind, scale) in TABLE {
         if !text.as_bytes()[0].eq_ignore_ascii_case(first) || !starts_ci(rest, text) {
             continue;
