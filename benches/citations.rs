@@ -12,6 +12,10 @@ use std::time::Instant;
 
 use fibon_verify::checks::{read_answer, refusal::Lexicon};
 
+/// The binary's allocator (src/main.rs), so that the figures are the CLI's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn evidence(bytes: usize, cjk: bool) -> String {
     let para = if cjk {
         "根据文档，每个 API Key 每分钟最多 600 次请求；费用为 USD 12,000（年付）。Claude Sonnet 4.6 的上下文窗口为 200K tokens，发布于 2026-02-17。\n"

@@ -1778,6 +1778,8 @@ pub struct Evidence {
     /// Normalized only when a fact with spaces in it (a quote, a name) must be looked up.
     tools_norm: OnceLock<String>,
     tools_folded: String,
+    /// `tools_folded` ASCII-lowercased, made once for every search of it that needs it.
+    tools_lowered: OnceLock<Vec<u8>>,
     input_norm: String,
     input_folded: String,
     process_norm: String,
@@ -1987,6 +1989,7 @@ impl Evidence {
         Evidence {
             tools_norm: OnceLock::new(),
             tools_folded: numbers::fold(tools),
+            tools_lowered: OnceLock::new(),
             input_norm: normalize(input),
             input_folded: numbers::fold(input),
             process_norm: normalize(&numbers::fold(process)),
@@ -2087,6 +2090,7 @@ impl Evidence {
         let stated_cell = std::cell::RefCell::new(&mut stated);
         search_while(
             text,
+            &self.tools_lowered,
             &patterns,
             |at| owners[at].iter().any(|w| !stated_cell.borrow()[*w]),
             &mut |at, start, end| {
@@ -2232,7 +2236,7 @@ impl Evidence {
                 }
             })
             .collect();
-        let mut in_tools = found_folded(&plain_keys, &self.tools_folded);
+        let mut in_tools = found_folded(&plain_keys, &self.tools_folded, &self.tools_lowered);
         if (0..keys.len()).any(|i| spaced_fact(i) && analysis.claims[i].quantity.is_none()) {
             let norm = self
                 .tools_norm
@@ -4036,10 +4040,11 @@ fn whole_number(text: &str, start: usize, end: usize) -> bool {
 /// little and one never found costs one fast pass.
 fn search_until_done(
     hay: &str,
+    lowered: &OnceLock<Vec<u8>>,
     patterns: &[String],
     mut hit: impl FnMut(usize, usize, usize) -> bool,
 ) {
-    search_while(hay, patterns, |_| true, &mut hit);
+    search_while(hay, lowered, patterns, |_| true, &mut hit);
 }
 
 /// [`search_until_done`], asking `wanted(pattern)` before each pattern's pass (a pattern
@@ -4047,16 +4052,17 @@ fn search_until_done(
 /// evidence for all of them ([`super::multisearch`]).
 fn search_while(
     hay: &str,
+    lowered: &OnceLock<Vec<u8>>,
     patterns: &[String],
     wanted: impl FnMut(usize) -> bool,
     hit: &mut impl FnMut(usize, usize, usize) -> bool,
 ) {
-    super::multisearch::search_while(hay, patterns, wanted, hit);
+    super::multisearch::search_while(hay, lowered, patterns, wanted, hit);
 }
 
 /// Which of `keys` (folded facts without spaces) occur in the folded `haystack`, ASCII
 /// letters compared without case, a number never cut (`$3` is not in `$30`): one pass.
-fn found_folded(keys: &[String], haystack: &str) -> Vec<bool> {
+fn found_folded(keys: &[String], haystack: &str, lowered: &OnceLock<Vec<u8>>) -> Vec<bool> {
     let mut out = vec![false; keys.len()];
     // Each distinct key once (ASCII case aside), with the claims that have it.
     let mut distinct: Vec<String> = Vec::new();
@@ -4080,7 +4086,7 @@ fn found_folded(keys: &[String], haystack: &str) -> Vec<bool> {
     // evidence, so a prefilter's candidates cost more than stepping the automaton.
     let mut hit = vec![false; distinct.len()];
     let mut open = distinct.len();
-    search_until_done(haystack, &distinct, |at, start, end| {
+    search_until_done(haystack, lowered, &distinct, |at, start, end| {
         if hit[at] || !crate::text::whole(haystack, start, end - start) {
             return false;
         }

@@ -1,39 +1,51 @@
 //! Many patterns over large evidence: one SIMD substring search per pattern, in order,
 //! each stopping when the caller says the pattern is done (a fact found early costs
 //! little; one never found costs one pass). The text is lowercased into a copy only
-//! when some pattern has a letter and the text has an upper-case one: numbers as
-//! written match the evidence as it is. (One Aho-Corasick pass for all patterns was
+//! when a pattern has a letter and the text has an upper-case one, and that copy is
+//! shared by every search of the text: numbers as written match the evidence as it is. (One Aho-Corasick pass for all patterns was
 //! measured slower: its overlapping search runs at a tenth of a substring search's
 //! speed, and evidence is dense in the digits every number pattern starts with.)
+
+use std::sync::OnceLock;
 
 /// Searches `hay` for `patterns` (ASCII letters without case), calling `hit(pattern,
 /// start, end)` for each occurrence — non-overlapping, leftmost first, one pattern after
 /// the other in order — until `hit` says that pattern is done; `wanted(pattern)` is
 /// asked before each pattern's turn (false skips it). Empty patterns are skipped.
+/// `lowered` is `hay`'s lowercased copy, kept by the caller for every search of the same
+/// `hay` (a tenth of the tracer's time was that copy, made once per search): made on the
+/// first pattern with a letter, and left empty when `hay` has no upper-case letter. A
+/// pattern without letters is searched in `hay` itself (lowercasing changes only
+/// letters, so it matches there exactly where it matches in the copy).
 pub(crate) fn search_while(
     hay: &str,
+    lowered: &OnceLock<Vec<u8>>,
     patterns: &[String],
     mut wanted: impl FnMut(usize) -> bool,
     hit: &mut impl FnMut(usize, usize, usize) -> bool,
 ) {
-    let needles: Vec<Vec<u8>> = patterns
-        .iter()
-        .map(|p| p.as_bytes().to_ascii_lowercase())
-        .collect();
-    let letters = needles
-        .iter()
-        .any(|n| n.iter().any(u8::is_ascii_alphabetic));
-    let upper = letters && hay.bytes().any(|b| b.is_ascii_uppercase());
-    let lower: std::borrow::Cow<'_, [u8]> = if upper {
-        std::borrow::Cow::Owned(hay.as_bytes().to_ascii_lowercase())
-    } else {
-        std::borrow::Cow::Borrowed(hay.as_bytes())
-    };
-    for (i, needle) in needles.iter().enumerate() {
-        if needle.is_empty() || !wanted(i) {
+    for (i, pattern) in patterns.iter().enumerate() {
+        if pattern.is_empty() || !wanted(i) {
             continue;
         }
-        for at in memchr::memmem::find_iter(&lower, needle) {
+        let needle = pattern.as_bytes().to_ascii_lowercase();
+        let text = if needle.iter().any(u8::is_ascii_alphabetic) {
+            let lower = lowered.get_or_init(|| {
+                if hay.bytes().any(|b| b.is_ascii_uppercase()) {
+                    hay.as_bytes().to_ascii_lowercase()
+                } else {
+                    Vec::new()
+                }
+            });
+            if lower.is_empty() {
+                hay.as_bytes()
+            } else {
+                lower.as_slice()
+            }
+        } else {
+            hay.as_bytes()
+        };
+        for at in memchr::memmem::find_iter(text, &needle) {
             if hit(i, at, at + needle.len()) {
                 break;
             }
@@ -49,11 +61,17 @@ mod tests {
     fn calls(hay: &str, patterns: &[String], stop: usize) -> Vec<(usize, usize, usize)> {
         let mut out = Vec::new();
         let mut seen = vec![0; patterns.len()];
-        search_while(hay, patterns, |i| i != 3, &mut |i, s, e| {
-            out.push((i, s, e));
-            seen[i] += 1;
-            seen[i] >= stop
-        });
+        search_while(
+            hay,
+            &OnceLock::new(),
+            patterns,
+            |i| i != 3,
+            &mut |i, s, e| {
+                out.push((i, s, e));
+                seen[i] += 1;
+                seen[i] >= stop
+            },
+        );
         out
     }
 

@@ -148,26 +148,28 @@ pub fn fold(s: &str) -> String {
     if s.is_ascii() {
         return s.to_string();
     }
+    // Most characters fold to themselves: the text is copied in runs, broken only where
+    // one changes (a push per character was a third of the tracer's time on CJK text).
     let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while !rest.is_empty() {
-        let run = rest.bytes().take_while(u8::is_ascii).count();
-        if run > 0 {
-            out.push_str(&rest[..run]);
-            rest = &rest[run..];
+    let mut copied = 0;
+    for (i, c) in s.char_indices() {
+        if c.is_ascii() {
             continue;
         }
-        let c = rest.chars().next().unwrap_or(' ');
-        rest = &rest[c.len_utf8()..];
-        let c = match c {
+        let folded = simplified(match c {
             '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
             '\u{3000}' | '\u{00A0}' | '\u{202F}' | '\u{2009}' => ' ',
             '\u{FFE5}' => '¥',
             '\u{FFE0}' => '¢',
             c => crate::text::fold_dash(c),
-        };
-        out.push(simplified(c));
+        });
+        if folded != c {
+            out.push_str(&s[copied..i]);
+            out.push(folded);
+            copied = i + c.len_utf8();
+        }
     }
+    out.push_str(&s[copied..]);
     out
 }
 
@@ -361,8 +363,10 @@ fn suffix_unit(rest: &str) -> Option<(usize, Unit)> {
         ("块", 'Y', 1.0),
         ("蚊", 'Y', 1.0),
     ];
+    // Per number in the evidence: the first byte rules out most of the table at once.
+    let first = rest.as_bytes().first()?;
     for (text, kind, scale) in TABLE {
-        if !starts_ci(rest, text) {
+        if !text.as_bytes()[0].eq_ignore_ascii_case(first) || !starts_ci(rest, text) {
             continue;
         }
         // An ASCII unit must end at a word boundary: `5 secs` yes, `5 seats` no.
@@ -1218,6 +1222,34 @@ fn scan_chinese(s: &str, start: usize, out: &mut Vec<Quantity>) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fold_copies_runs_and_folds_each_character_as_one_at_a_time_would() {
+        // The reference: every character folded and pushed on its own.
+        let reference = |s: &str| -> String {
+            s.chars()
+                .map(|c| {
+                    simplified(match c {
+                        '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+                        '\u{3000}' | '\u{00A0}' | '\u{202F}' | '\u{2009}' => ' ',
+                        '\u{FFE5}' => '¥',
+                        '\u{FFE0}' => '¢',
+                        c => crate::text::fold_dash(c),
+                    })
+                })
+                .collect()
+        };
+        for s in [
+            "",
+            "plain ASCII 5,000",
+            "萬元點數 １２３ＡＢＣ，全角　空格￥５０ — 12–15 ￠",
+            "價格為 NT$１，２００元\u{00A0}起；時間 8點05分。義",
+            "末尾是繁體字：萬",
+            "é ü — ‐ − ok",
+        ] {
+            assert_eq!(fold(s), reference(s), "{s}");
+        }
+    }
 
     fn one(s: &str) -> Quantity {
         let f = fold(s);
