@@ -25,6 +25,9 @@ const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-8", "added_fact", 0.94),
     ("fresh-13", "added_fact", 0.89),
     ("fresh-14", "added_fact", 0.92),
+    ("fresh-15", "grounded", 0.94),
+    ("fresh-15", "refusal", 0.92),
+    ("fresh-15", "silent_degradation_precision", 0.93),
 ];
 
 fn floor(corpus: &str, class: &str) -> f64 {
