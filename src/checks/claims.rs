@@ -426,6 +426,8 @@ pub(crate) struct Vocabularies {
     redirect: Vocabulary,
     quoting: Vocabulary,
     process_not_self: Vocabulary,
+    /// Being available: negated ("no input price … available"), the clause reports an absence.
+    available: Vocabulary,
     /// The lexicon's inability and failure phrases, over normalized text.
     inability: Option<AhoCorasick>,
     failure: Option<AhoCorasick>,
@@ -445,6 +447,7 @@ impl Vocabularies {
             query_label: Vocabulary::new(&lexicon.query_label),
             redirect: Vocabulary::new(&lexicon.redirect),
             quoting: Vocabulary::new(&lexicon.quoting),
+            available: Vocabulary::new(&["availab*".to_string()]),
             inability: normalized_matcher(&lexicon.inability),
             failure: normalized_matcher(&lexicon.failure),
             process_not_self: Vocabulary::new(
@@ -1028,6 +1031,30 @@ fn capitals_line(folded: &str, at: usize) -> bool {
             >= 2
 }
 
+/// Whether `at` lies in a tag of words in brackets opening its line (`[KNOWN ISSUE] …`,
+/// `【WORKAROUND】`): a label, as a heading is.
+fn bracket_tag(folded: &str, at: usize) -> bool {
+    let start = line_start(folded, at);
+    let lead = &folded[start..at];
+    let Some(open) = lead.find(['[', '【']) else {
+        return false;
+    };
+    if !lead[..open]
+        .chars()
+        .all(|c| c.is_whitespace() || "*-#>".contains(c))
+    {
+        return false;
+    }
+    let from = start + open + lead[open..].chars().next().map_or(1, char::len_utf8);
+    let Some(close) = folded[from..].find([']', '】']) else {
+        return false;
+    };
+    from + close > at
+        && folded[from..from + close]
+            .chars()
+            .all(|c| c.is_alphabetic() || c == ' ' || c == '-' || c == '_')
+}
+
 /// Whether a clause speaks of trying the call again.
 fn retries(clause: &str) -> bool {
     let sp = spaced(clause);
@@ -1180,6 +1207,7 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
     let msp = spaced(&masked);
     let process = declines
         || vocab.process.hit(&masked, &msp)
+        || vocab.available.negated_within(text, &sp, 4, 48)
         || vocab.redirect.hit(text, &sp)
         || vocab
             .failure
@@ -1630,6 +1658,13 @@ fn own_list_item(folded: &str, q: &Quantity) -> bool {
 fn list_marker(folded: &str, q: &Quantity) -> bool {
     let before = &folded[..q.start];
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    // A keycap digit (`1️⃣ 联系管理员`) is an emoji bullet.
+    if folded[q.end..]
+        .trim_start_matches('\u{fe0f}')
+        .starts_with('\u{20e3}')
+    {
+        return true;
+    }
     // A log line's timestamp (`[12:04:31] search_docs started`), a chat message's time
     // after its sender (`**weather-bot** 10:42`).
     if q.dim == Dim::Clock && {
@@ -1806,6 +1841,8 @@ pub struct Evidence {
     /// The names an answer gives the entity records (see [`Evidence::aliases`]), with the
     /// answer (its folded text) they were learnt from.
     aliases: std::sync::Mutex<Option<(String, Aliases)>>,
+    /// The one entity record an answer names, where it names one only (per answer).
+    sole: std::sync::Mutex<Option<(String, Option<usize>)>>,
     /// For evidence over [`FULL_SCAN`]: the answer's quantities some tool result states,
     /// found in one pass over the evidence for the ways each could be written.
     stated: std::sync::Mutex<std::collections::HashMap<DeriveKey, bool>>,
@@ -2008,6 +2045,7 @@ impl Evidence {
             line_keys: OnceLock::new(),
             entity_records: OnceLock::new(),
             aliases: std::sync::Mutex::new(None),
+            sole: std::sync::Mutex::new(None),
             placeholder_ends: OnceLock::new(),
             derived: Default::default(),
             stated: Default::default(),
@@ -2442,7 +2480,8 @@ impl Evidence {
                 if c.fact.kind == FactKind::Identifier
                     && !in_tools[i]
                     && c.fact.text.bytes().all(|b| b.is_ascii_uppercase())
-                    && capitals_line(&analysis.folded, c.at)
+                    && (capitals_line(&analysis.folded, c.at)
+                        || bracket_tag(&analysis.folded, c.at))
                 {
                     return Support::Example;
                 }
@@ -2993,6 +3032,43 @@ impl Evidence {
         a
     }
 
+    /// The one entity record the answer names by its key, where it names exactly one
+    /// ("atlas-medium-2 的输入价格是 3 美元……输出则是 75 美元" speaks of medium throughout).
+    fn sole_record(&self, analysis: &Analysis) -> Option<usize> {
+        let mut cache = self.sole.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((text, l)) = cache.as_ref()
+            && *text == analysis.folded
+        {
+            return *l;
+        }
+        let entities = self.entity_records();
+        let answer = normalize(&analysis.folded);
+        // A key word names its record only where no other record's line holds it.
+        let names = |text: &str, l: usize| {
+            self.line_key(l).iter().any(|w| {
+                !w.is_empty()
+                    && text.contains(w.as_str())
+                    && entities
+                        .iter()
+                        .all(|o| *o == l || !self.line_norm(*o).contains(w.as_str()))
+            })
+        };
+        let named: Vec<usize> = entities
+            .iter()
+            .copied()
+            .filter(|l| names(&answer, *l))
+            .collect();
+        // Not where the question asks of another ("Team 有 SSO 吗" answered with a note on
+        // Business).
+        let input = normalize(&self.input_folded);
+        let asked_other = entities
+            .iter()
+            .any(|l| !named.contains(l) && names(&input, *l));
+        let sole = (named.len() == 1 && !asked_other).then(|| named[0]);
+        *cache = Some((analysis.folded.clone(), sole));
+        sole
+    }
+
     /// The records of an entity: values of their own, several of them (`Train type:
     /// CR400BF` labels one value; a table's header holds none).
     fn entity_records(&self) -> &[usize] {
@@ -3094,9 +3170,10 @@ impl Evidence {
         // A cell of the answer's own table is attached to its row's key and its column's
         // header, not to the other cells' words (`MTok` of the price cells names no
         // context window).
+        let cell = answer_cell(&analysis.folded, clause, claim.at);
+        let in_cell = cell.is_some();
         let context = naming_words(
-            &answer_cell(&analysis.folded, clause, claim.at)
-                .unwrap_or_else(|| analysis.folded[clause.start..clause.end].to_string()),
+            &cell.unwrap_or_else(|| analysis.folded[clause.start..clause.end].to_string()),
         );
         let like = |e: &Quantity| like_quantities(q, e);
         // Only records say what a number is attached to: table rows, `label: value` lines,
@@ -3107,9 +3184,11 @@ impl Evidence {
         }
         // A clause that names another record by its key attaches `q` to that record, alike
         // numbers there or not ("Pro also comes with a 99.95% uptime SLA" where 99.95% is
-        // Enterprise's).
+        // Enterprise's). A cell of the answer's table names its record by its row and
+        // column only (a notes column's "small 约为 medium 的 27%" names none).
         let clause_text = &analysis.folded[clause.start..clause.end];
-        if lines.iter().all(|l| record(*l))
+        if !in_cell
+            && lines.iter().all(|l| record(*l))
             && !comparing(clause_text)
             && let Some(r) = self.focus_within(self.entity_records(), claim, analysis, true)
             && !lines.contains(&r)
@@ -3411,6 +3490,14 @@ impl Evidence {
                 })
             })
             .find_map(|i| named_in(text(&clauses[i]), false))
+            // A cell of the answer's table is named by its row, not by the answer.
+            .or_else(|| {
+                answer_cell(&analysis.folded, here, claim.at)
+                    .is_none()
+                    .then(|| self.sole_record(analysis))
+                    .flatten()
+                    .filter(|l| candidates.contains(l))
+            })
     }
 
     /// Whether the other numbers `q`'s sentence states all come from one record that
@@ -4733,6 +4820,60 @@ mod tests {
         // A path is a fact.
         let a = analysis("The config lives at ~/.exctl/config.yaml by default.", "");
         assert!(judged(&ev, &a).contains(&("~/.exctl/config.yaml".into(), false)));
+    }
+
+    #[test]
+    fn fresh_15s_bullets_tags_absences_and_intentions_assert_nothing() {
+        let input = "exctl 的请求超时怎么改？默认是多少？";
+        // Keycap digits are bullets.
+        assert!(!asserts(
+            "抱歉，文档搜索没有权限。建议您：\n1️⃣ 联系管理员\n2️⃣ 稍后再试",
+            input
+        ));
+        // A bracketed tag opening a line is a label; "no … available" reports an absence.
+        assert!(!asserts(
+            "[BUG] The catalog server is down.\n[KNOWN ISSUE] No input price or context size available this session.",
+            "What's the input price of atlas-medium-2?"
+        ));
+        // What could not be determined is not stated.
+        assert!(!asserts(
+            "**Impact:** The termination notice period and the late fee could not be determined.",
+            "What's the termination notice period in contract.pdf?"
+        ));
+        // An intention the failure stopped.
+        assert!(!asserts(
+            "今天本来要给大家端上一道\"信义店周末营业时间攻略\"，结果返回的内容是空的。",
+            "信義店週末幾點開？"
+        ));
+        // A tag is a label in a grounded answer too.
+        let ev = Evidence::new("Pro: $20/month per seat", "", "", Vec::new());
+        assert_supported(&ev, &analysis("[UPDATE] Pro is $20/month per seat.", ""));
+    }
+
+    #[test]
+    fn a_record_the_answer_alone_names_carries_on_and_a_cell_reads_its_column() {
+        let asked = "beta-1 的价格和 context 是多少？";
+        let ev = Evidence::new(ALPHA_BETA, asked, "", Vec::new());
+        // The answer speaks of beta-1 only: the next sentence's price is beta-1's.
+        let a = analysis("beta-1 的价格是 $5，context 128K。续费则是 $2。", asked);
+        assert!(
+            judged(&ev, &a).contains(&("$2".into(), false)),
+            "{:?}",
+            ev.judge(&a)
+        );
+        let a = analysis("beta-1 的价格是 $5，context 128K。续费则也是 $5。", asked);
+        assert_attached(&ev, &a);
+        // Not where the question asks of the other one.
+        let asked = "alpha-1 的 context 是多少？";
+        let a = analysis("context 是 64K。备注：beta-1 是 128K。", asked);
+        assert_attached(&Evidence::new(ALPHA_BETA, asked, "", Vec::new()), &a);
+        let ev = Evidence::new(ALPHA_BETA, "", "", Vec::new());
+        // A cell reads under its column header, whatever a notes column names.
+        let a = analysis(
+            "| 项目 | alpha-1 | beta-1 | 备注 |\n|---|---|---|---|\n| 价格 | $2 | $5 | alpha 约为 beta 的 40% |",
+            "",
+        );
+        assert_attached(&ev, &a);
     }
 
     #[test]
