@@ -25,8 +25,6 @@ const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-8", "added_fact", 0.94),
     ("fresh-13", "added_fact", 0.89),
     ("fresh-14", "added_fact", 0.92),
-    ("fresh-15", "grounded", 0.94),
-    ("fresh-16", "grounded", 0.92),
 ];
 
 fn floor(corpus: &str, class: &str) -> f64 {

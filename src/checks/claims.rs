@@ -872,7 +872,7 @@ impl Analysis {
                     sentence: n,
                     role,
                     hypothetical,
-                    redirect: vocab.redirect.hit(read, &spaced(read)),
+                    redirect: redirects(read, &spaced(read), vocab),
                     topic: vocab.topic.starts(&sp, text),
                     hedged: (vocab.hedge.hit(text, &sp) && !hedge_only) || carried.is_some(),
                     label: heading || colon,
@@ -1055,6 +1055,209 @@ fn bracket_tag(folded: &str, at: usize) -> bool {
             .all(|c| c.is_alphabetic() || c == ' ' || c == '-' || c == '_')
 }
 
+/// Whether a clock time is written on a twelve-hour dial with no part of the day: a
+/// Chinese hour (`九點半`, `9点`) with no 上午/早上/下午/晚上 before it.
+fn twelve_hour(folded: &str, q: &Quantity) -> bool {
+    let text = &folded[q.start..q.end];
+    if !text.contains(['点', '點', '时']) {
+        return false;
+    }
+    let before: String = folded[..q.start]
+        .chars()
+        .rev()
+        .take(4)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    ![
+        "上午", "早上", "早晨", "凌晨", "清晨", "下午", "晚上", "中午", "傍晚", "夜",
+    ]
+    .iter()
+    .any(|w| before.contains(w))
+}
+
+/// For an identifier of letters then a version (`py3.8`, `node18`), the pattern of a
+/// word starting with those letters followed by that version (`Python 3.8`, `Node.js 18`).
+fn shortened_version(id: &str) -> Option<Regex> {
+    let split = id.find(|c: char| c.is_ascii_digit())?;
+    let (letters, version) = id.split_at(split);
+    if letters.len() < 2
+        || !letters.bytes().all(|b| b.is_ascii_alphabetic())
+        || !version.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        || version.ends_with('.')
+    {
+        return None;
+    }
+    Regex::new(&format!(
+        r"(?i)\b{}[a-z.]*[ -]?v?{}(?:[^0-9.]|\.[^0-9]|$)",
+        regex::escape(letters),
+        regex::escape(version)
+    ))
+    .ok()
+}
+
+/// The arithmetic a text ends with before a result `value` (`6 + 18 = `, `$20 × 12 ＝ `),
+/// where it gives that value: the expression as written and its operands.
+fn shown_arithmetic(before: &str, value: f64) -> Option<(String, Vec<f64>)> {
+    static R: OnceLock<Regex> = OnceLock::new();
+    static TOKEN: OnceLock<Regex> = OnceLock::new();
+    let r = R.get_or_init(|| {
+        let num = r"[$¥€£]?\s*\d[\d,]*(?:\.\d+)?\s*(?:[a-z%°/]+|元|美元|小时|天|个)?";
+        Regex::new(&format!(
+            r"(?i)(?:{num}\s*[+\-−×x*/÷]\s*)+{num}\s*[=＝]\s*$"
+        ))
+        .expect("compiles")
+    });
+    let token =
+        TOKEN.get_or_init(|| Regex::new(r"\d[\d,]*(?:\.\d+)?|[+\-−×*/÷]").expect("compiles"));
+    let m = r.find(before)?;
+    let expr = m.as_str().trim_end().trim_end_matches(['=', '＝']).trim();
+    // Operands and operators alternate. A unit's letters and slash (`$6/MTok`) are no
+    // operator; a lone `x` between numbers is a times sign.
+    let mut plain = String::with_capacity(expr.len());
+    let chars: Vec<char> = expr.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_ascii_alphabetic()
+            || (c == '/' && chars.get(i + 1).is_some_and(char::is_ascii_alphabetic))
+        {
+            let run_start = i;
+            i += 1;
+            while i < chars.len() && chars[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+            let run: String = chars[run_start..i].iter().collect();
+            let lone = |c: Option<&char>| c.is_none_or(|c| c.is_whitespace() || c.is_ascii_digit());
+            if run.eq_ignore_ascii_case("x")
+                && lone(run_start.checked_sub(1).and_then(|j| chars.get(j)))
+                && lone(chars.get(i))
+            {
+                plain.push('×');
+            }
+            continue;
+        }
+        plain.push(c);
+        i += 1;
+    }
+    let mut operands = Vec::new();
+    let mut ops = Vec::new();
+    for t in token.find_iter(&plain) {
+        let t = t.as_str();
+        if t.starts_with(|c: char| c.is_ascii_digit()) {
+            if operands.len() > ops.len() {
+                return None;
+            }
+            operands.push(t.replace(',', "").parse::<f64>().ok()?);
+        } else if operands.len() == ops.len() + 1 {
+            ops.push(t.chars().next()?);
+        }
+    }
+    if operands.len() < 2 || operands.len() != ops.len() + 1 {
+        return None;
+    }
+    // × and ÷ before + and −.
+    let mut terms = vec![operands[0]];
+    let mut signs = Vec::new();
+    for (op, v) in ops.iter().zip(&operands[1..]) {
+        match op {
+            '×' | '*' => *terms.last_mut()? *= v,
+            '/' | '÷' if *v != 0.0 => *terms.last_mut()? /= v,
+            '+' | '-' | '−' => {
+                signs.push(*op);
+                terms.push(*v);
+            }
+            _ => return None,
+        }
+    }
+    let mut total = terms[0];
+    for (sign, v) in signs.iter().zip(&terms[1..]) {
+        total += if *sign == '+' { *v } else { -v };
+    }
+    ((total - value).abs() <= 0.005 * value.abs().max(1.0)).then(|| (expr.to_string(), operands))
+}
+
+/// Whether a quotation at `at` is introduced as a likeness (`像“会员费”`, `想成「额度」`,
+/// `think of it as "a meter"`): the answer's image, not the source's words. Only a quote
+/// without digits is an image: `something like "timeout: 60"` is a value.
+fn analogy(folded: &str, at: usize) -> bool {
+    const LIKE: &[&str] = &[
+        "像",
+        "想成",
+        "当成",
+        "当作",
+        "看成",
+        "看作",
+        "比作",
+        "好比",
+        "如同",
+        "犹如",
+        "宛如",
+        "类似",
+        "like",
+        "as if",
+        "think of it as",
+        "akin to",
+    ];
+    // The words before it in its clause, a dozen characters at most.
+    let before: String = folded[..at]
+        .chars()
+        .rev()
+        .take_while(|c| !"，。；！？,.;!?\n".contains(*c))
+        .take(12)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect::<String>()
+        .to_lowercase()
+        // "好像" is a hedge ("好像叫“高级版”"), not a likeness.
+        .replace("好像", "");
+    let sp = spaced(&before);
+    LIKE.iter().any(|w| {
+        if w.is_ascii() {
+            sp.contains(&format!(" {w} "))
+        } else {
+            before.contains(w)
+        }
+    })
+}
+
+/// Whether `at` lies on a letter's salutation (`Dear Sir or Madam,`, `尊敬的客户：`) or on
+/// the lines after its closing (`Yours faithfully,` then the signature).
+fn letter_formula(folded: &str, at: usize) -> bool {
+    const OPENING: &[&str] = &["dear ", "hi ", "hello ", "尊敬的", "亲爱的"];
+    const CLOSING: &[&str] = &[
+        "yours faithfully",
+        "yours sincerely",
+        "sincerely",
+        "best regards",
+        "kind regards",
+        "regards",
+        "best,",
+        "cheers",
+        "此致",
+        "敬上",
+    ];
+    let start = line_start(folded, at);
+    let end = folded[at..].find('\n').map_or(folded.len(), |i| at + i);
+    let line = folded[start..end].trim().to_lowercase();
+    if line.chars().count() <= 40 && OPENING.iter().any(|o| line.starts_with(o)) {
+        return true;
+    }
+    // The signature: up to two short lines right after a closing.
+    let mut lines = folded[..start]
+        .lines()
+        .rev()
+        .filter(|l| !l.trim().is_empty());
+    (0..2).any(|_| {
+        lines.next().is_some_and(|l| {
+            let l = l.trim().to_lowercase();
+            CLOSING.iter().any(|c| l.starts_with(c)) && l.chars().count() <= 24
+        })
+    }) && line.chars().count() <= 40
+}
+
 /// Whether a clause speaks of trying the call again.
 fn retries(clause: &str) -> bool {
     let sp = spaced(clause);
@@ -1198,7 +1401,7 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
     // "I think the Pro plan is cheaper": a hedge about the subject is a claim, even in the
     // agent's own voice — but not one about the process ("可能是关键词不匹配") nor one
     // saying where to look ("the API rates should be listed there").
-    if hedge && named && !vocab.process_not_self.hit(text, &sp) && !vocab.redirect.hit(text, &sp) {
+    if hedge && named && !vocab.process_not_self.hit(text, &sp) && !redirects(text, &sp, vocab) {
         return Role::Subject;
     }
     // The process in words other than the question's own ("timeout" when the question
@@ -1208,7 +1411,7 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
     let process = declines
         || vocab.process.hit(&masked, &msp)
         || vocab.available.negated_within(text, &sp, 4, 48)
-        || vocab.redirect.hit(text, &sp)
+        || redirects(text, &sp, vocab)
         || vocab
             .failure
             .as_ref()
@@ -1222,6 +1425,28 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
         return Role::Subject;
     }
     Role::Neutral
+}
+
+/// Whether a clause points the user to another source: the lexicon's pointing words, or
+/// checking by way of a source ("或透過 12306 及車站公告確認", "confirm via the status page").
+fn redirects(text: &str, sp: &str, vocab: &Vocabularies) -> bool {
+    if vocab.redirect.hit(text, sp) {
+        return true;
+    }
+    const VIA: &[&str] = &["通过", "透过", "经由", " via ", " through "];
+    const CHECK: &[&str] = &[
+        "确认",
+        "核实",
+        "查询",
+        "确定",
+        " confirm",
+        " verify",
+        " double check",
+    ];
+    let t = format!(" {} ", sp.to_lowercase());
+    VIA.iter()
+        .filter_map(|v| t.find(v).map(|at| at + v.len()))
+        .any(|from| CHECK.iter().any(|c| t[from..].contains(c)))
 }
 
 /// Whether a clause declines to answer: declining words, inability in the agent's voice
@@ -1430,7 +1655,7 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
             );
         }
     }
-    let mut quantities = numbers::scan(folded);
+    let mut quantities = csv_fields(folded, numbers::scan(folded));
     quantities.retain(|q| !overlaps(&taken, q.start, q.end) && !list_marker(folded, q));
     let mut quantity_spans = Spans::default();
     for q in &quantities {
@@ -1558,6 +1783,48 @@ fn csv_headers(folded: &str) -> Vec<(usize, usize)> {
             out.push((from, from + line.len()));
         }
         from += line.len();
+    }
+    out
+}
+
+/// The quantities of a text with those inside a CSV block's rows read field by field: a
+/// row under `plan,price,seats,api_calls_per_day` with as many fields (`Free,$0/month,1,100`)
+/// holds `1` and `100`, not `1,100`.
+fn csv_fields(folded: &str, quantities: Vec<Quantity>) -> Vec<Quantity> {
+    let mut rows: Vec<(usize, usize)> = Vec::new();
+    let mut width = None;
+    let mut from = 0;
+    for line in folded.split_inclusive('\n') {
+        let fields = line.trim().split(',').count();
+        let header = csv_headers(line).len() == 1;
+        if header {
+            width = Some(fields);
+        } else if width == Some(fields) && !line.contains(", ") {
+            rows.push((from, from + line.len()));
+        } else {
+            width = None;
+        }
+        from += line.len();
+    }
+    if rows.is_empty() {
+        return quantities;
+    }
+    let mut out = Vec::with_capacity(quantities.len());
+    for q in quantities {
+        let row = rows.iter().find(|(s, e)| *s <= q.start && q.end <= *e);
+        let Some(_) = row.filter(|_| folded[q.start..q.end].contains(',')) else {
+            out.push(q);
+            continue;
+        };
+        let mut at = q.start;
+        for field in folded[q.start..q.end].split(',') {
+            for mut f in numbers::scan(field) {
+                f.start += at;
+                f.end += at;
+                out.push(f);
+            }
+            at += field.len() + 1;
+        }
     }
     out
 }
@@ -1841,8 +2108,9 @@ pub struct Evidence {
     /// The names an answer gives the entity records (see [`Evidence::aliases`]), with the
     /// answer (its folded text) they were learnt from.
     aliases: std::sync::Mutex<Option<(String, Aliases)>>,
-    /// The one entity record an answer names, where it names one only (per answer).
-    sole: std::sync::Mutex<Option<(String, Option<usize>)>>,
+    /// The entity records an answer names, and whether its question names another (per
+    /// answer).
+    named: std::sync::Mutex<Option<(String, std::sync::Arc<(Vec<usize>, bool)>)>>,
     /// For evidence over [`FULL_SCAN`]: the answer's quantities some tool result states,
     /// found in one pass over the evidence for the ways each could be written.
     stated: std::sync::Mutex<std::collections::HashMap<DeriveKey, bool>>,
@@ -2045,7 +2313,7 @@ impl Evidence {
             line_keys: OnceLock::new(),
             entity_records: OnceLock::new(),
             aliases: std::sync::Mutex::new(None),
-            sole: std::sync::Mutex::new(None),
+            named: std::sync::Mutex::new(None),
             placeholder_ends: OnceLock::new(),
             derived: Default::default(),
             stated: Default::default(),
@@ -2320,6 +2588,17 @@ impl Evidence {
                 in_tools[i] |= evidence.contains(&skeleton(&keys[i]));
             }
         }
+        // A name shortened before its version (`py3.8` for `Python 3.8`, `node18` for
+        // `Node.js 18`): the evidence names it in full beside the same version.
+        for (i, c) in analysis.claims.iter().enumerate() {
+            if !in_tools[i]
+                && c.fact.kind == FactKind::Identifier
+                && !self.large()
+                && let Some(full) = shortened_version(&c.fact.text)
+            {
+                in_tools[i] = full.is_match(&self.tools_folded);
+            }
+        }
         let in_input = found(&keys, &self.input_norm);
         let mut in_process = found(&keys, &self.process_norm);
         // A call quoted as code (`train_status(train="G102")`) names the process when each
@@ -2498,6 +2777,18 @@ impl Evidence {
                 {
                     return Support::Example;
                 }
+                // The reply's own figure of speech (`一块像“会员费”`, `think of it as "a
+                // meter"`) and its letter's salutation or sign-off are its own words.
+                if (c.fact.kind == FactKind::Quote
+                    && !in_tools[i]
+                    && !c.fact.text.contains(|ch: char| ch.is_ascii_digit())
+                    && analogy(&analysis.folded, c.at))
+                    || (matches!(c.fact.kind, FactKind::Name | FactKind::Identifier)
+                        && !in_tools[i]
+                        && letter_formula(&analysis.folded, c.at))
+                {
+                    return Support::Example;
+                }
                 if let Some(q) = &c.quantity {
                     let clause = analysis.clauses.get(c.clause);
                     let rest = analysis.folded[q.end..].trim_start();
@@ -2553,7 +2844,22 @@ impl Evidence {
                     {
                         return Support::Input;
                     }
-                    return self.quantity_support(q, c, analysis, &periods, &named);
+                    let support = self.quantity_support(q, c, analysis, &periods, &named);
+                    // `九點半` with no 上午/晚上 is a time on a twelve-hour dial: 21:30 too.
+                    if support == Support::Unsupported
+                        && q.dim == Dim::Clock
+                        && q.value < 720.0
+                        && twelve_hour(&analysis.folded, q)
+                    {
+                        let mut evening = q.clone();
+                        evening.value += 720.0;
+                        evening.raw += 720.0;
+                        let later = self.quantity_support(&evening, c, analysis, &periods, &named);
+                        if later.supported() {
+                            return later;
+                        }
+                    }
+                    return support;
                 }
                 // A URL that a successful call carried was read.
                 let fetched = c.fact.kind == FactKind::Url
@@ -2658,6 +2964,20 @@ impl Evidence {
                 Err(why) => Support::WrongContext(why),
             };
         }
+        // The answer's own arithmetic ending in `q` (`6 + 18 = 24 美元`): its result is
+        // derived where the sum holds and an operand is the evidence's (the operands are
+        // claims of their own).
+        if let Some(clause) = analysis.clauses.get(claim.clause)
+            && let Some((expr, operands)) =
+                shown_arithmetic(&analysis.folded[clause.start..q.start], q.raw)
+            && operands.iter().any(|o| {
+                evidence
+                    .iter()
+                    .any(|(e, _)| (e.raw - o).abs() < 1e-9 || (e.value - o).abs() < 1e-9)
+            })
+        {
+            return Support::Derived(format!("the answer's own {expr}"));
+        }
         // `打 85 折` is the price less 15%: a discount the evidence states.
         if q.dim == Dim::Percent
             && q.scale == 10.0
@@ -2712,9 +3032,27 @@ impl Evidence {
         }
         let ratio = after.trim_start().starts_with(['倍', 'x', '×'])
             || after.trim_start().starts_with("times");
+        // A bare number computed from amounts needs its own clause to compute ("相差 14"),
+        // not a neighbour's ("省 15%，另外有 14 日试用").
+        let clause_cue = cue
+            && analysis.clauses.get(claim.clause).is_some_and(|c| {
+                let t = analysis.folded[c.start..c.end].to_ascii_lowercase();
+                let sp = spaced(&t);
+                computing(&t)
+                    || COMPUTING.iter().any(|w| {
+                        if w.is_ascii() {
+                            sp.contains(&format!(" {w}"))
+                        } else {
+                            t.contains(w)
+                        }
+                    })
+            });
         let key = derive_key(
             q,
-            u8::from(ratio) | (u8::from(period) << 1) | (u8::from(cue) << 2),
+            u8::from(ratio)
+                | (u8::from(period) << 1)
+                | (u8::from(cue) << 2)
+                | (u8::from(clause_cue) << 3),
         );
         let known = self
             .derived
@@ -2749,7 +3087,7 @@ impl Evidence {
                 let near = near[line_from..line_to].to_ascii_lowercase();
                 PERIODS.iter().any(|w| near.contains(w))
             };
-            let how = derive(q, &pool, ratio, period, cue, &per_period);
+            let how = derive(q, &pool, ratio, period, cue, clause_cue, &per_period);
             self.derived
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
@@ -3032,18 +3370,17 @@ impl Evidence {
         a
     }
 
-    /// The one entity record the answer names by its key, where it names exactly one
-    /// ("atlas-medium-2 的输入价格是 3 美元……输出则是 75 美元" speaks of medium throughout).
-    fn sole_record(&self, analysis: &Analysis) -> Option<usize> {
-        let mut cache = self.sole.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((text, l)) = cache.as_ref()
+    /// The entity records the answer names by a key word no other record's line holds,
+    /// and whether the question names another one.
+    fn named_records(&self, analysis: &Analysis) -> std::sync::Arc<(Vec<usize>, bool)> {
+        let mut cache = self.named.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((text, n)) = cache.as_ref()
             && *text == analysis.folded
         {
-            return *l;
+            return std::sync::Arc::clone(n);
         }
         let entities = self.entity_records();
         let answer = normalize(&analysis.folded);
-        // A key word names its record only where no other record's line holds it.
         let names = |text: &str, l: usize| {
             self.line_key(l).iter().any(|w| {
                 !w.is_empty()
@@ -3058,15 +3395,22 @@ impl Evidence {
             .copied()
             .filter(|l| names(&answer, *l))
             .collect();
-        // Not where the question asks of another ("Team 有 SSO 吗" answered with a note on
-        // Business).
         let input = normalize(&self.input_folded);
         let asked_other = entities
             .iter()
             .any(|l| !named.contains(l) && names(&input, *l));
-        let sole = (named.len() == 1 && !asked_other).then(|| named[0]);
-        *cache = Some((analysis.folded.clone(), sole));
-        sole
+        let n = std::sync::Arc::new((named, asked_other));
+        *cache = Some((analysis.folded.clone(), std::sync::Arc::clone(&n)));
+        n
+    }
+
+    /// The one entity record the answer names, where it names exactly one and its question
+    /// asks of no other ("atlas-medium-2 的输入价格是 3 美元……输出则是 75 美元" speaks of
+    /// medium throughout; "Team 有 SSO 吗" answered with a note on Business does not).
+    fn sole_record(&self, analysis: &Analysis) -> Option<usize> {
+        let n = self.named_records(analysis);
+        let (named, asked_other) = (&n.0, n.1);
+        (named.len() == 1 && !asked_other).then(|| named[0])
     }
 
     /// The records of an entity: values of their own, several of them (`Train type:
@@ -3199,6 +3543,24 @@ impl Evidence {
                 q.text(&analysis.folded).trim(),
                 self.tools_folded[s..e].trim()
             ));
+        }
+        // "Context 兩個都是 200K": a value said of every record the answer names is on each.
+        if !in_cell && universal(clause_text) && lines.iter().all(|l| record(*l)) {
+            let n = self.named_records(analysis);
+            if n.0.len() >= 2 && n.0.iter().any(|r| !lines.contains(r)) {
+                return Err(format!(
+                    "`{}` is said of every record the answer names, but the evidence has it on “{}” only",
+                    q.text(&analysis.folded).trim(),
+                    lines
+                        .iter()
+                        .map(|l| {
+                            let (s, e) = all[*l];
+                            self.tools_folded[s..e].trim()
+                        })
+                        .collect::<Vec<_>>()
+                        .join("”, “")
+                ));
+            }
         }
         let mut like_lines: Vec<usize> = self
             .quantities()
@@ -3489,7 +3851,9 @@ impl Evidence {
                     c.clause == i && c.quantity.as_ref().is_some_and(|o| like_quantities(q, o))
                 })
             })
-            .find_map(|i| named_in(text(&clauses[i]), false))
+            // A comparison's other side is no focus ("input $0.80 vs medium 的 $3" speaks of
+            // small): only what precedes its comparing word names one.
+            .find_map(|i| named_in(before_comparison(text(&clauses[i])), false))
             // A cell of the answer's table is named by its row, not by the answer.
             .or_else(|| {
                 answer_cell(&analysis.folded, here, claim.at)
@@ -3782,6 +4146,46 @@ fn computing(clause: &str) -> bool {
             .any(|i| b[i] == b'/' && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit())
 }
 
+/// Whether a clause says its value of every entity it speaks of ("both are 200K", "兩個都是
+/// 200K", "两者均为").
+fn universal(clause: &str) -> bool {
+    let sp = spaced(&clause.to_lowercase());
+    [" both ", " each of them", " all of them", " all three "]
+        .iter()
+        .any(|w| sp.contains(w))
+        || [
+            "两个都",
+            "两者都",
+            "两款都",
+            "两者均",
+            "两个均",
+            "三个都",
+            "都一样",
+            "皆为",
+        ]
+        .iter()
+        .any(|w| clause.contains(w))
+}
+
+/// A clause up to its first comparing word (all of it where it compares nothing).
+fn before_comparison(clause: &str) -> &str {
+    let lower = clause.to_ascii_lowercase();
+    let at = [
+        " vs",
+        " versus ",
+        " than ",
+        " compared ",
+        " against ",
+        "比",
+        "相较",
+    ]
+    .iter()
+    .filter_map(|w| lower.find(w))
+    .min()
+    .unwrap_or(clause.len());
+    &clause[..at]
+}
+
 /// Whether a clause compares ("vs", "than", "比", "相比").
 fn comparing(clause: &str) -> bool {
     let sp = spaced(clause);
@@ -3967,6 +4371,7 @@ fn derive(
     ratio: bool,
     period: bool,
     cue: bool,
+    clause_cue: bool,
     per_period: &dyn Fn(&Quantity) -> bool,
 ) -> Option<String> {
     // The evidence quantities a computation giving `q` could start from.
@@ -3996,7 +4401,8 @@ fn derive(
             // Differences and sums of like quantities, where the sentence says it compares or
             // adds: `12 °C` warmer, `5 h 23 min` apart ("output 是 $12" is no difference).
             // Prices are where a list's numbers differ by chance, so money needs the cue.
-            let bare = cue && q.dim == Dim::Plain && q.word.is_empty() && a.dim != Dim::Plain;
+            let bare =
+                clause_cue && q.dim == Dim::Plain && q.word.is_empty() && a.dim != Dim::Plain;
             let money = matches!(q.dim, Dim::Money(_));
             if same_kind(a, b) && ((same_kind(q, a) && (cue || !money)) || bare)
                 || (a.dim == Dim::Clock && b.dim == Dim::Clock && q.dim == Dim::Duration)
@@ -4874,6 +5280,100 @@ mod tests {
             "",
         );
         assert_attached(&ev, &a);
+    }
+
+    #[test]
+    fn fresh_16s_letters_images_arithmetic_and_sources_read_as_meant() {
+        // Checking by way of a source points there.
+        assert!(!asserts(
+            "列車狀態查詢服務目前無法連線，建議您稍後再次查詢，或透過 12306 及車站現場公告確認。",
+            "G102 今天幾點開？"
+        ));
+        // But a setting "via" a flag is a claim.
+        assert!(asserts(
+            "查不到文档，不过一般通过 --timeout 60 来设置。",
+            "exctl 超时怎么改？"
+        ));
+        let pricing = "Pro: $20/month per seat, up to 10 seats\nModel API: $6 / MTok input, $18 / MTok output";
+        let ev = Evidence::new(pricing, "", "", Vec::new());
+        // An image the answer draws, a letter's salutation and signature, its own sum.
+        assert!(judged_all(
+            &ev,
+            &analysis(
+                "Dear Sir or Madam,\n\n可以把价格拆成两块来理解：一块像“按用量交的水电费”。输入 6 美元、输出 18 美元；如果各用了 100 万 token，就是 6 + 18 = 24 美元。\n\nYours faithfully,\nPricing Desk",
+                "",
+            ),
+        ));
+        // A wrong sum, or an image with a number in it, is still checked.
+        let j = judged(
+            &ev,
+            &analysis("输入输出各 100 万 token：6 + 18 = 26 美元。", ""),
+        );
+        assert!(j.contains(&("26 美元".into(), false)), "{j:?}");
+        let j = judged(&ev, &analysis("It works like \"a 30-day trial\".", ""));
+        assert!(j.iter().any(|(_, ok)| !ok), "{j:?}");
+        // A bare number is a difference only where its own clause computes.
+        let j = judged(
+            &ev,
+            &analysis(
+                "Pro 每席位 20 美元，输入 6 美元，另外新用户有 14 日免费试用。",
+                "",
+            ),
+        );
+        assert!(j.contains(&("14".into(), false)), "{j:?}");
+        // A name shortened before its version.
+        let ev = Evidence::new(
+            "libfoo 3.4.1: dropped Python 3.8 support",
+            "",
+            "",
+            Vec::new(),
+        );
+        assert_supported(&ev, &analysis("如果你还在 py3.8 上就得先升 Python。", ""));
+        let j = judged(&ev, &analysis("如果你还在 py3.9 上就得先升 Python。", ""));
+        assert!(j.contains(&("py3.9".into(), false)), "{j:?}");
+    }
+
+    #[test]
+    fn fresh_15s_comparisons_csv_rows_dials_and_both() {
+        let input = "atlas-small-2 跟 atlas-medium-2 哪个便宜？";
+        let models = "| model | input | context |\n|---|---|---|\n| atlas-medium-2 | $3 | 200K |\n| atlas-small-2 | $0.80 | 100K |";
+        let ev = Evidence::new(models, input, "", Vec::new());
+        // The other side of a comparison is no focus for what follows.
+        assert_attached(
+            &ev,
+            &analysis(
+                "atlas-small-2 比较便宜：input $0.80 vs medium 的 $3。Context 是 100K（medium 是 200K）。",
+                input,
+            ),
+        );
+        // "Both are 200K" is said of small too.
+        let j = judged(
+            &ev,
+            &analysis(
+                "atlas-small-2 便宜很多（$0.80 vs $3）。Context 两个都是 200K。",
+                input,
+            ),
+        );
+        assert!(j.contains(&("200K".into(), false)), "{j:?}");
+        // A CSV row is read field by field.
+        let ev = Evidence::new(
+            "Free: $0/month, 1 seat, 100 API calls per day",
+            "",
+            "",
+            Vec::new(),
+        );
+        assert_supported(
+            &ev,
+            &analysis(
+                "plan,price,seats,api_calls_per_day\nFree,$0/month,1,100",
+                "",
+            ),
+        );
+        // A Chinese hour with no part of the day reads on a twelve-hour dial.
+        let ev = Evidence::new("平日：11:00–21:30", "", "", Vec::new());
+        assert_supported(&ev, &analysis("平日十一點開門，九點半就打烊。", ""));
+        let j = judged(&ev, &analysis("平日十一點開門，早上九點半就打烊。", ""));
+        assert!(j.iter().any(|(_, ok)| !ok), "{j:?}");
     }
 
     #[test]
