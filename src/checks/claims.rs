@@ -2110,7 +2110,7 @@ pub struct Evidence {
     aliases: std::sync::Mutex<Option<(String, Aliases)>>,
     /// The entity records an answer names, and whether its question names another (per
     /// answer).
-    named: std::sync::Mutex<Option<(String, std::sync::Arc<(Vec<usize>, bool)>)>>,
+    named: std::sync::Mutex<Option<(String, NamedRecords)>>,
     /// For evidence over [`FULL_SCAN`]: the answer's quantities some tool result states,
     /// found in one pass over the evidence for the ways each could be written.
     stated: std::sync::Mutex<std::collections::HashMap<DeriveKey, bool>>,
@@ -2120,6 +2120,8 @@ pub struct Evidence {
 
 /// Per entity record, the names an answer gives it.
 type Aliases = std::sync::Arc<Vec<Vec<String>>>;
+/// The entity records an answer names, and whether its question names another.
+type NamedRecords = std::sync::Arc<(Vec<usize>, bool)>;
 
 type DeriveKey = (Dim, u64, u64, u8, bool, String, u8);
 
@@ -3372,7 +3374,7 @@ impl Evidence {
 
     /// The entity records the answer names by a key word no other record's line holds,
     /// and whether the question names another one.
-    fn named_records(&self, analysis: &Analysis) -> std::sync::Arc<(Vec<usize>, bool)> {
+    fn named_records(&self, analysis: &Analysis) -> NamedRecords {
         let mut cache = self.named.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((text, n)) = cache.as_ref()
             && *text == analysis.folded
