@@ -974,7 +974,34 @@ impl Analysis {
 /// Whether the line at `at` shows a call at a prompt (`> tool --flag value`, `$ tool …`)
 /// to a tool the trace holds (`process_norm`, normalized).
 fn shows_call(folded: &str, at: usize, process_norm: &str) -> bool {
-    let line = folded[line_start(folded, at)..].trim_start();
+    // A terminal session that opens with the call: its other commands and their output
+    // (`$ echo $?` then `1`) are the session's too, up to a blank line.
+    let mut start = line_start(folded, at);
+    loop {
+        if prompt_call(folded, start, process_norm) {
+            return true;
+        }
+        if start == 0 {
+            return false;
+        }
+        let mut previous = line_start(folded, start - 1);
+        // A blank line may part the session's commands (`$ echo $?` after the call's output).
+        let prompt = folded[start..].trim_start().starts_with(['$', '>']);
+        while prompt && previous > 0 && folded[previous..start].trim().is_empty() {
+            start = previous;
+            previous = line_start(folded, start - 1);
+        }
+        if folded[previous..start].trim().is_empty() {
+            return false;
+        }
+        start = previous;
+    }
+}
+
+/// Whether the line at `start` is a prompt running a call the trace holds (`$ train_status
+/// --train G102`).
+fn prompt_call(folded: &str, start: usize, process_norm: &str) -> bool {
+    let line = folded[start..].trim_start();
     let Some(rest) = line.strip_prefix(['>', '$']) else {
         return false;
     };
@@ -1644,7 +1671,14 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
             .contains(['。', '！', '？', '!', '?'])
             || inner.contains(". ")
             || inner.matches([',', '，', ';', '；']).count() >= 2;
-        if words(inner).len() >= 3 && !speech {
+        // A JSON string value the answer writes (`{"value": "每百万 token 3 美元"}`) is text
+        // in JSON's quotes, read for its facts like the rest, not a quotation.
+        let before = folded[..m.start()].trim_end();
+        let json_value = m.as_str().starts_with('"')
+            && before
+                .strip_suffix(':')
+                .is_some_and(|b| b.trim_end().ends_with('"'));
+        if words(inner).len() >= 3 && !speech && !json_value {
             push(
                 &mut out,
                 &mut seen,
@@ -2296,12 +2330,14 @@ impl Evidence {
     /// `tools`: the text of every successful tool result; `process`: errors, arguments and
     /// names of the calls; `fetched`: URLs that successful calls carried.
     pub fn new(tools: &str, input: &str, process: &str, fetched: Vec<String>) -> Evidence {
+        // The input folded as the answer is (`終止通知期` reads as the answer's `终止通知期`).
+        let input_folded = numbers::fold(input);
         Evidence {
             tools_norm: OnceLock::new(),
             tools_folded: numbers::fold(tools),
             tools_lowered: OnceLock::new(),
-            input_norm: normalize(input),
-            input_folded: numbers::fold(input),
+            input_norm: normalize(&input_folded),
+            input_folded,
             process_norm: normalize(&numbers::fold(process)),
             process_quantities: numbers::scan(&numbers::fold(process)),
             fetched,
@@ -3049,12 +3085,33 @@ impl Evidence {
                         }
                     })
             });
+        // Two prices added are a total only where the clause says it totals ("Total for 1M
+        // input + 1M output: $24", "合计"); shown arithmetic is `shown_arithmetic`'s.
+        let sum_cue = clause_cue
+            && analysis.clauses.get(claim.clause).is_some_and(|c| {
+                let t = analysis.folded[c.start..c.end].to_lowercase();
+                [
+                    "total",
+                    "sum",
+                    "combined",
+                    "altogether",
+                    "合计",
+                    "总共",
+                    "一共",
+                    "共计",
+                    "加起来",
+                    "总计",
+                ]
+                .iter()
+                .any(|w| t.contains(w))
+            });
         let key = derive_key(
             q,
             u8::from(ratio)
                 | (u8::from(period) << 1)
                 | (u8::from(cue) << 2)
-                | (u8::from(clause_cue) << 3),
+                | (u8::from(clause_cue) << 3)
+                | (u8::from(sum_cue) << 4),
         );
         let known = self
             .derived
@@ -3089,7 +3146,14 @@ impl Evidence {
                 let near = near[line_from..line_to].to_ascii_lowercase();
                 PERIODS.iter().any(|w| near.contains(w))
             };
-            let how = derive(q, &pool, ratio, period, cue, clause_cue, &per_period);
+            let cues = Cues {
+                ratio,
+                period,
+                cue,
+                clause: clause_cue,
+                sum: sum_cue,
+            };
+            let how = derive(q, &pool, cues, &per_period);
             self.derived
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
@@ -3518,9 +3582,32 @@ impl Evidence {
         // context window).
         let cell = answer_cell(&analysis.folded, clause, claim.at);
         let in_cell = cell.is_some();
-        let context = naming_words(
-            &cell.unwrap_or_else(|| analysis.folded[clause.start..clause.end].to_string()),
-        );
+        // A clause under a label of its line (`- Termination（§9.2）：任一方须提前 30 天`) is
+        // read with the label's words.
+        let labelled = || {
+            let from = line_start(&analysis.folded, clause.start);
+            let lead = &analysis.folded[from..clause.start];
+            // The line's first colon, where it ends a short label (not `08:05`'s).
+            let label = lead
+                .char_indices()
+                .find(|&(i, c)| {
+                    c == '：'
+                        || (c == ':' && !lead[i + 1..].starts_with(|d: char| d.is_ascii_digit()))
+                })
+                .map_or("", |(i, _)| &lead[..i]);
+            // Only for the clause right after it (`alpha-1: $2, beta-1: $5` labels $2 only).
+            let right_after = lead[label.len()..]
+                .trim_start_matches([':', '：'])
+                .trim()
+                .is_empty();
+            let label = if label.chars().count() <= 40 && right_after {
+                label
+            } else {
+                ""
+            };
+            format!("{label} {}", &analysis.folded[clause.start..clause.end])
+        };
+        let context = naming_words(&cell.unwrap_or_else(labelled));
         let like = |e: &Quantity| like_quantities(q, e);
         // Only records say what a number is attached to: table rows, `label: value` lines,
         // list items; a line of wrapped prose may cut a sentence anywhere.
@@ -3793,8 +3880,15 @@ impl Evidence {
                 .claims
                 .iter()
                 .any(|c| c.clause == claim.clause + 1 && c.quantity.is_some());
+            // A semicolon ends a statement: "奥斯陆在下小雨，风速 18 km/h；里斯本是晴天" does not
+            // name Lisbon for the 18 km/h.
+            let apart = analysis.folded[here.end.min(next.start)..next.start].contains([';', '；'])
+                || analysis.folded[here.start..here.end]
+                    .trim_end()
+                    .ends_with([';', '；']);
             // "上下文窗口 100K，只有 medium 的一半" sets the value against medium's.
-            let relates = comparing(text(next))
+            let relates = apart
+                || comparing(text(next))
                 || ["一半", "倍", "half", "twice", "times"]
                     .iter()
                     .any(|w| text(next).contains(w));
@@ -3881,7 +3975,10 @@ impl Evidence {
         let Some(clause) = self.checkable_clause(claim, analysis) else {
             return Ok(());
         };
-        if computing(&analysis.folded[clause.start..clause.end]) {
+        // A computation's operands, and two values set against each other ("by 12 °C (19
+        // vs 7)"), come from wherever the answer says.
+        let text = &analysis.folded[clause.start..clause.end];
+        if computing(text) || comparing(text) {
             return Ok(());
         }
         let all = self.lines();
@@ -4144,6 +4241,11 @@ fn shared(words: &[String], line: &str) -> usize {
 fn computing(clause: &str) -> bool {
     let b = clause.as_bytes();
     clause.contains(['≈', '=', '÷', '×'])
+        // `1M input + 1M output`: a sum of quantities.
+        || clause.match_indices(" + ").any(|(at, _)| {
+            clause[..at].ends_with(|c: char| c.is_alphanumeric())
+                && clause[at + 3..].starts_with(|c: char| c.is_ascii_digit() || c == '$')
+        })
         || (1..b.len().saturating_sub(1))
             .any(|i| b[i] == b'/' && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit())
 }
@@ -4367,15 +4469,34 @@ const PERIODS: &[&str] = &[
 
 /// A computation from evidence numbers that gives `q`: a difference, sum or product of
 /// two, a percentage of one by another, a percentage off or on, a plain conversion.
+/// What the answer's words around a number say it computes.
+#[derive(Clone, Copy)]
+struct Cues {
+    /// Written as a ratio (`3.75 倍`, `5x`).
+    ratio: bool,
+    /// Its sentence names a period (a rate converts).
+    period: bool,
+    /// Its sentence compares or computes.
+    cue: bool,
+    /// Its own clause does.
+    clause: bool,
+    /// Its own clause totals.
+    sum: bool,
+}
+
 fn derive(
     q: &Quantity,
     distinct: &[&Quantity],
-    ratio: bool,
-    period: bool,
-    cue: bool,
-    clause_cue: bool,
+    cues: Cues,
     per_period: &dyn Fn(&Quantity) -> bool,
 ) -> Option<String> {
+    let Cues {
+        ratio,
+        period,
+        cue,
+        clause: clause_cue,
+        sum: sum_cue,
+    } = cues;
     // The evidence quantities a computation giving `q` could start from.
     let relevant = |e: &Quantity| match q.dim {
         Dim::Money(_) => matches!(
@@ -4414,8 +4535,11 @@ fn derive(
                 if hit((av - bv).abs()) {
                     return Some(format!("the difference of {} and {}", fmt(a), fmt(b)));
                 }
-                // Sums of durations and counts (a total); two prices added are rarely asked.
-                if matches!(a.dim, Dim::Duration | Dim::Plain) && hit(av + bv) {
+                // Sums of durations and counts (a total); two prices added are rarely asked,
+                // so only where the clause says it totals them.
+                if (matches!(a.dim, Dim::Duration | Dim::Plain) || (money && sum_cue))
+                    && hit(av + bv)
+                {
                     return Some(format!("the sum of {} and {}", fmt(a), fmt(b)));
                 }
             }
@@ -5376,6 +5500,94 @@ mod tests {
         assert_supported(&ev, &analysis("平日十一點開門，九點半就打烊。", ""));
         let j = judged(&ev, &analysis("平日十一點開門，早上九點半就打烊。", ""));
         assert!(j.iter().any(|(_, ok)| !ok), "{j:?}");
+    }
+
+    #[test]
+    fn fresh_17s_formal_restatements_sessions_and_instructions_assert_nothing() {
+        let weather = "奧斯陸和里斯本現在哪裡比較暖？";
+        assert!(!asserts(
+            "敬啟者：\n\n承詢奧斯陸與里斯本目前何處較為溫暖一事，惟查詢均於三十秒後逾時，未能取得任何資料。",
+            weather
+        ));
+        // The question's terms quoted in Traditional characters are the question's.
+        assert!(!asserts(
+            "讀取逾時，本人不得就「終止通知期」及「逾期罰款」提供任何說明。",
+            "合約的終止通知期和逾期罰款是多少？"
+        ));
+        let pricing = "Example Cloud 的 Pro 套餐一个月多少钱？";
+        assert!(!asserts(
+            "定价页返回的内容是空的。可能是页面改版了，也可能需要登录才能看到。",
+            pricing
+        ));
+        let retries = "exctl 的重試次數怎麼設定？";
+        assert!(!asserts(
+            "搜尋結果是空的。設定項差一個字就可能讓設定無效，所以我不想憑印象給你。\n你可以這樣做：\n1. 在終端機執行 exctl 的說明指令，看看有沒有列出相關選項；",
+            retries
+        ));
+        // A terminal session that opens with the call, blank lines and all.
+        let a = analysis(
+            "$ train_status --train G102\nerror: tool `train_status` not found\n\n$ echo $?\n1\n\nThe plugin isn't installed.",
+            "G102 今天几点发车？",
+        );
+        let ev = Evidence::new(
+            "",
+            "G102 今天几点发车？",
+            "train_status(train=\"G102\"): tool `train_status` not found",
+            Vec::new(),
+        );
+        let judged = ev.judge(&a);
+        assert!(judged.iter().all(|s| !s.is_claim()), "{judged:?}");
+    }
+
+    #[test]
+    fn fresh_17s_totals_json_values_semicolons_and_labels_read_in_place() {
+        let pricing = "Pro: $20/month per seat\nModel API: $6 / MTok input, $18 / MTok output";
+        let ev = Evidence::new(pricing, "", "", Vec::new());
+        // Two prices add up only where the clause totals them.
+        assert!(judged_all(&ev, &analysis("| Total for both | $24 |", "")));
+        let j = judged(
+            &ev,
+            &analysis("Input is $6 and output $18, so it's $24 a seat.", ""),
+        );
+        assert!(j.contains(&("$24".into(), false)), "{j:?}");
+        // A JSON string value is text, not a quotation.
+        assert!(judged_all(
+            &ev,
+            &analysis(
+                "```json\n[{\"field\": \"输入价格\", \"value\": \"每百万 token 6 美元\"}]\n```",
+                ""
+            )
+        ));
+        let cities = "Oslo: 7 °C, light rain, wind 18 km/h\nLisbon: 19 °C, sunny, wind 9 km/h";
+        let asked = "奥斯陆和里斯本现在哪个更暖和？";
+        let ev = Evidence::new(cities, asked, "", Vec::new());
+        // A semicolon parts two cities' statements; two values set against each other.
+        assert_attached(
+            &ev,
+            &analysis(
+                "奥斯陆 7 °C，里斯本 19 °C。奥斯陆在下小雨，风速 18 km/h；里斯本是晴天，风速 9 km/h。",
+                asked,
+            ),
+        );
+        assert_attached(
+            &ev,
+            &analysis(
+                "Lisbon, by 12 °C (19 vs 7). Sunny there.",
+                "Oslo or Lisbon?",
+            ),
+        );
+        // A clause reads with its line's label.
+        let ev = Evidence::new(
+            "Team: retention 90 days\nBusiness: retention 365 days",
+            "",
+            "",
+            Vec::new(),
+        );
+        let j = judged(
+            &ev,
+            &analysis("- Team：保留 365 天。\n- Business：保留 365 天。", ""),
+        );
+        assert!(j.contains(&("365 天".into(), false)), "{j:?}");
     }
 
     #[test]
