@@ -184,16 +184,22 @@ fn silent_message(
         }
     });
     let veneered = reading.is_some_and(|r| r.analysis.reports_failure);
+    // The lexicon names failures; wording outside it may still have told a person.
     let signal = if veneered {
         ""
     } else {
-        ", no failure signal reached the caller"
+        ", no failure signal the verifier recognizes reached the caller"
     };
     let head = if called {
         format!("{fault} was injected on {}{signal}", list(input.removed))
     } else {
+        let (were, it) = if input.removed.len() > 1 {
+            ("were", "them")
+        } else {
+            ("was", "it")
+        };
         format!(
-            "{} was never called ({fault} was prepared on it){signal}",
+            "{} {were} never called ({fault} was prepared on {it}){signal}",
             list(input.removed)
         )
     };
@@ -205,14 +211,51 @@ fn silent_message(
             } else {
                 format!(
                     ", and the answer, though it mentions a failure, still asserts: {}",
-                    what.join(", ")
+                    brief(&what)
                 )
             }
+        }
+        // What it asserts, where the reading can say (its facts and statements).
+        Some(r) if !r.ungrounded().is_empty() => {
+            let lead = if called {
+                "an answer was still produced"
+            } else {
+                "the answer came without it"
+            };
+            format!(", and {lead}: {}", brief(&r.ungrounded()))
         }
         _ if called => ", and an answer was still produced".to_string(),
         _ => ", and the answer came without it".to_string(),
     };
     format!("{head}{tail}")
+}
+
+/// The first few of what an answer asserts, each cut short: a finding names them, the
+/// report's cell holds the answer.
+fn brief(what: &[String]) -> String {
+    const ITEMS: usize = 3;
+    const CHARS: usize = 80;
+    let mut distinct: Vec<&String> = Vec::new();
+    for w in what {
+        if !distinct.contains(&w) {
+            distinct.push(w);
+        }
+    }
+    let mut out: Vec<String> = distinct
+        .iter()
+        .take(ITEMS)
+        .map(|w| {
+            if w.chars().count() > CHARS {
+                format!("{}…", w.chars().take(CHARS).collect::<String>())
+            } else {
+                w.to_string()
+            }
+        })
+        .collect();
+    if distinct.len() > ITEMS {
+        out.push(format!("and {} more", distinct.len() - ITEMS));
+    }
+    out.join(", ")
 }
 
 fn wanted(accepted: &[Behavior]) -> String {
