@@ -23,7 +23,7 @@ const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-7", "added_fact", 0.94),
     ("fresh-7", "grounded", 0.94),
     ("fresh-8", "added_fact", 0.94),
-    ("fresh-13", "added_fact", 0.89),
+    ("fresh-13", "added_fact", 0.91),
     ("fresh-14", "added_fact", 0.92),
     ("fresh-17", "added_fact", 0.94),
 ];

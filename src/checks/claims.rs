@@ -1701,7 +1701,13 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
             continue;
         };
         let t = m.as_str().trim_end_matches(['.', ':', '/']);
-        if !key_token(t) || overlaps(&taken, m.start(), m.start() + t.len()) {
+        // A one-letter flag is a fact where it stands as code on its own (`-t`).
+        let short_flag = t.len() == 2
+            && t.starts_with('-')
+            && t.as_bytes()[1].is_ascii_alphabetic()
+            && folded[..m.start()].ends_with('`')
+            && folded[m.start() + 2..].starts_with('`');
+        if !(key_token(t) || short_flag) || overlaps(&taken, m.start(), m.start() + t.len()) {
             continue;
         }
         // A name without digits that labels the answer's own structure (`next_step: …`).
@@ -2626,6 +2632,57 @@ impl Evidence {
                 in_tools[i] |= evidence.contains(&skeleton(&keys[i]));
             }
         }
+        // A snake-case label the answer makes of the evidence's own words
+        // (`termination_notice` for "Termination … notice"), where the evidence names
+        // nothing in snake case itself: the answer's field name, not a fact.
+        let labels: Vec<usize> = (0..keys.len())
+            .filter(|&i| {
+                let t = &analysis.claims[i].fact.text;
+                !in_tools[i]
+                    && analysis.claims[i].fact.kind == FactKind::Identifier
+                    && t.contains('_')
+                    && t.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+            })
+            .collect();
+        let snake_evidence = || {
+            let b = self.tools_folded.as_bytes();
+            memchr::memchr_iter(b'_', b).any(|at| {
+                at > 0
+                    && b[at - 1].is_ascii_alphabetic()
+                    && b.get(at + 1).is_some_and(u8::is_ascii_alphabetic)
+            })
+        };
+        let mut own_labels = vec![false; keys.len()];
+        if !labels.is_empty() && !self.large() && !snake_evidence() {
+            for &i in &labels {
+                let parts: Vec<String> = analysis.claims[i]
+                    .fact
+                    .text
+                    .split('_')
+                    .filter(|p| !p.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                let in_evidence = found_folded(&parts, &self.tools_folded, &self.tools_lowered);
+                let in_input = found(&parts, &self.input_norm);
+                own_labels[i] = parts
+                    .iter()
+                    .enumerate()
+                    .all(|(j, _)| in_evidence[j] || in_input[j]);
+            }
+        }
+        // A one-letter flag (`-t`) is stated only as a flag of its own, not as the start of
+        // `--timeout-ms`.
+        for (i, c) in analysis.claims.iter().enumerate() {
+            let t = c.fact.text.as_bytes();
+            if in_tools[i] && c.fact.kind == FactKind::Identifier && t.len() == 2 && t[0] == b'-' {
+                let flag =
+                    |b: Option<&u8>| b.is_none_or(|b| !(b.is_ascii_alphanumeric() || *b == b'-'));
+                let text = self.tools_folded.as_bytes();
+                in_tools[i] = memchr::memmem::find_iter(text, t).any(|at| {
+                    flag(at.checked_sub(1).and_then(|j| text.get(j))) && flag(text.get(at + 2))
+                });
+            }
+        }
         // A name shortened before its version (`py3.8` for `Python 3.8`, `node18` for
         // `Node.js 18`): the evidence names it in full beside the same version.
         for (i, c) in analysis.claims.iter().enumerate() {
@@ -2759,6 +2816,9 @@ impl Evidence {
                 }
                 // The failed call shown as typed (`> train_status --train G102`): the
                 // process, whatever its arguments look like.
+                if own_labels[i] {
+                    return Support::Example;
+                }
                 if !in_tools[i] && shows_call(&analysis.folded, c.at, &self.process_norm) {
                     return Support::Process;
                 }
@@ -3146,12 +3206,25 @@ impl Evidence {
                 let near = near[line_from..line_to].to_ascii_lowercase();
                 PERIODS.iter().any(|w| near.contains(w))
             };
+            // "多少" and "多久" ask for a value, not a comparison.
+            let input = ["多少", "多久", "多长", "多大"]
+                .iter()
+                .fold(self.input_folded.to_lowercase(), |t, w| t.replace(w, " "));
+            let input_sp = spaced(&input);
+            let asked = COMPUTING.iter().any(|w| {
+                if w.is_ascii() {
+                    input_sp.contains(&format!(" {w}"))
+                } else {
+                    input.contains(w)
+                }
+            });
             let cues = Cues {
                 ratio,
                 period,
                 cue,
                 clause: clause_cue,
                 sum: sum_cue,
+                asked,
             };
             let how = derive(q, &pool, cues, &per_period);
             self.derived
@@ -3864,8 +3937,14 @@ impl Evidence {
             .map(|c| c.at)
             .min()
             .unwrap_or(here.end);
+        // A name owning the next number ("82% humidity to Lisbon's 55%") names that one.
+        let after = &analysis.folded[at..until];
+        let owns_next = until < here.end && {
+            let t = after.trim_end();
+            t.ends_with("'s") || t.ends_with("’s") || t.ends_with('的')
+        };
         if let Some(l) = named_in(&analysis.folded[here.start..at], false)
-            .or_else(|| named_in(&analysis.folded[at..until], true))
+            .or_else(|| (!owns_next).then(|| named_in(after, true)).flatten())
         {
             return Some(l);
         }
@@ -4482,6 +4561,8 @@ struct Cues {
     clause: bool,
     /// Its own clause totals.
     sum: bool,
+    /// The question asks for a comparison or a computation ("by how much", "差几度").
+    asked: bool,
 }
 
 fn derive(
@@ -4496,6 +4577,7 @@ fn derive(
         cue,
         clause: clause_cue,
         sum: sum_cue,
+        asked,
     } = cues;
     // The evidence quantities a computation giving `q` could start from.
     let relevant = |e: &Quantity| match q.dim {
@@ -4523,11 +4605,13 @@ fn derive(
         for b in pool.iter().skip(i + 1) {
             // Differences and sums of like quantities, where the sentence says it compares or
             // adds: `12 °C` warmer, `5 h 23 min` apart ("output 是 $12" is no difference).
-            // Prices are where a list's numbers differ by chance, so money needs the cue.
+            // Prices are where a list's numbers differ by chance, so money needs the cue;
+            // other quantities the cue or a question that asks ("how much warmer?"): a
+            // contract's 30 and 60 days are no 90 of their own.
             let bare =
                 clause_cue && q.dim == Dim::Plain && q.word.is_empty() && a.dim != Dim::Plain;
             let money = matches!(q.dim, Dim::Money(_));
-            if same_kind(a, b) && ((same_kind(q, a) && (cue || !money)) || bare)
+            if same_kind(a, b) && ((same_kind(q, a) && (cue || (asked && !money))) || bare)
                 || (a.dim == Dim::Clock && b.dim == Dim::Clock && q.dim == Dim::Duration)
             {
                 let scale = if a.dim == Dim::Clock { 60.0 } else { 1.0 };
@@ -5588,6 +5672,56 @@ mod tests {
             &analysis("- Team：保留 365 天。\n- Business：保留 365 天。", ""),
         );
         assert!(j.contains(&("365 天".into(), false)), "{j:?}");
+    }
+
+    #[test]
+    fn fresh_18s_sums_short_flags_possessives_and_labels() {
+        let contract = "Section 3 Fees. Payable within 30 days of invoice.\nSection 9.2 Termination. Either party may terminate with 60 days' written notice.";
+        let asked = "这份合同的解约通知期是多少？";
+        let ev = Evidence::new(contract, asked, "", Vec::new());
+        // Two durations of a contract make no third unless the answer or the question adds.
+        let j = judged(
+            &ev,
+            &analysis(
+                "提前 60 天书面通知；逾期超过 90 天的，服务方可暂停服务。",
+                asked,
+            ),
+        );
+        assert!(j.contains(&("90 天".into(), false)), "{j:?}");
+        let ev = Evidence::new(contract, "", "", Vec::new());
+        assert!(judged_all(
+            &ev,
+            &analysis(
+                "Both together: 30 days plus 60 days is 90 days in total.",
+                ""
+            )
+        ));
+        // The answer's snake-case labels made of the evidence's words are its own.
+        assert!(judged_all(
+            &ev,
+            &analysis(
+                "{\"item\": \"termination_notice\", \"value\": \"60 days\"}",
+                ""
+            )
+        ));
+        // A one-letter flag is a flag of its own, not the start of a long one.
+        let docs = "exctl run --timeout-ms <N> overrides request_timeout_ms for one run.";
+        let ev = Evidence::new(docs, "", "", Vec::new());
+        let j = judged(
+            &ev,
+            &analysis("Use `exctl run --timeout-ms <N>` (short form `-t`).", ""),
+        );
+        assert!(j.contains(&("-t".into(), false)), "{j:?}");
+        // A name owning the next number names that one, not the number before it.
+        let cities = "Oslo: 7 °C, humidity 82%\nLisbon: 19 °C, humidity 55%";
+        let ev = Evidence::new(cities, "Oslo or Lisbon?", "", Vec::new());
+        assert_attached(
+            &ev,
+            &analysis(
+                "Oslo is the damper, at 82% humidity to Lisbon's 55%.",
+                "Oslo or Lisbon?",
+            ),
+        );
     }
 
     #[test]
