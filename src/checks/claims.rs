@@ -1089,14 +1089,7 @@ fn twelve_hour(folded: &str, q: &Quantity) -> bool {
     if !text.contains(['点', '點', '时']) {
         return false;
     }
-    let before: String = folded[..q.start]
-        .chars()
-        .rev()
-        .take(4)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
+    let before = numbers::last_chars(&folded[..q.start], 4);
     ![
         "上午", "早上", "早晨", "凌晨", "清晨", "下午", "晚上", "中午", "傍晚", "夜",
     ]
@@ -3113,16 +3106,9 @@ impl Evidence {
                 .or(first)
                 .map_or(q.end, |o| o.end.max(q.end));
             let t = around(from, to).to_ascii_lowercase();
-            let sp = spaced(&t);
             (
                 PERIODS.iter().any(|w| t.contains(w)),
-                COMPUTING.iter().any(|w| {
-                    if w.is_ascii() {
-                        sp.contains(&format!(" {w}"))
-                    } else {
-                        t.contains(w)
-                    }
-                }) || computing(&t),
+                says_computing(&t) || computing(&t),
             )
         });
         if let Some(s) = sentence {
@@ -3135,15 +3121,7 @@ impl Evidence {
         let clause_cue = cue
             && analysis.clauses.get(claim.clause).is_some_and(|c| {
                 let t = analysis.folded[c.start..c.end].to_ascii_lowercase();
-                let sp = spaced(&t);
-                computing(&t)
-                    || COMPUTING.iter().any(|w| {
-                        if w.is_ascii() {
-                            sp.contains(&format!(" {w}"))
-                        } else {
-                            t.contains(w)
-                        }
-                    })
+                computing(&t) || says_computing(&t)
             });
         // Two prices added are a total only where the clause says it totals ("Total for 1M
         // input + 1M output: $24", "合计"); shown arithmetic is `shown_arithmetic`'s.
@@ -3210,14 +3188,7 @@ impl Evidence {
             let input = ["多少", "多久", "多长", "多大"]
                 .iter()
                 .fold(self.input_folded.to_lowercase(), |t, w| t.replace(w, " "));
-            let input_sp = spaced(&input);
-            let asked = COMPUTING.iter().any(|w| {
-                if w.is_ascii() {
-                    input_sp.contains(&format!(" {w}"))
-                } else {
-                    input.contains(w)
-                }
-            });
+            let asked = says_computing(&input);
             let cues = Cues {
                 ratio,
                 period,
@@ -4539,6 +4510,19 @@ const COMPUTING: &[&str] = &[
     "相隔",
     "再",
 ];
+
+/// Whether a lowercased text names a comparison or a computation in words
+/// ([`COMPUTING`]: English ones as words' starts, Chinese ones anywhere).
+fn says_computing(lower: &str) -> bool {
+    let sp = spaced(lower);
+    COMPUTING.iter().any(|w| {
+        if w.is_ascii() {
+            sp.contains(&format!(" {w}"))
+        } else {
+            lower.contains(w)
+        }
+    })
+}
 
 /// Words naming a period, for rates converted by [`CONSTANTS`].
 const PERIODS: &[&str] = &[

@@ -913,16 +913,22 @@ fn clock(minutes: f64, start: usize, end: usize) -> Quantity {
     quantity(minutes, minutes, Dim::Clock, start, end, 0, 1.0)
 }
 
+/// The last `n` characters of a text.
+pub(crate) fn last_chars(s: &str, n: usize) -> String {
+    if n == 0 {
+        return String::new();
+    }
+    let from = s
+        .char_indices()
+        .rev()
+        .nth(n.saturating_sub(1))
+        .map_or(0, |(i, _)| i);
+    s[from..].to_string()
+}
+
 /// `下午`/`晚上`/`pm`-style words before a clock time move it past noon.
 fn day_part(before: &str, hours: f64) -> f64 {
-    let tail: String = before
-        .chars()
-        .rev()
-        .take(4)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
+    let tail = last_chars(before, 4);
     if hours < 12.0
         && [
             "下午", "晚上", "傍晚", "夜里", "夜间", "夜晚", "晚间", "中午",
