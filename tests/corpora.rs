@@ -19,7 +19,7 @@ const FLOOR: f64 = 0.95;
 const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-2", "added_fact", 0.94),
     ("fresh-3", "added_fact", 0.88),
-    ("fresh-5", "added_fact", 0.9),
+    ("fresh-5", "added_fact", 0.88),
     ("fresh-7", "added_fact", 0.94),
     ("fresh-7", "grounded", 0.94),
     ("fresh-8", "added_fact", 0.94),

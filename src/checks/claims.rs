@@ -1050,12 +1050,16 @@ fn capitals_line(folded: &str, at: usize) -> bool {
     let start = line_start(folded, at);
     let end = folded[at..].find('\n').map_or(folded.len(), |i| at + i);
     let line = &folded[start..end];
+    let capitals = line
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.len() >= 2 && w.bytes().all(|b| b.is_ascii_uppercase()))
+        .count();
+    // Two words in capitals, or one standing alone as the line (`PLANS`).
     !line.bytes().any(|b| b.is_ascii_lowercase())
-        && line
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .filter(|w| w.len() >= 2 && w.bytes().all(|b| b.is_ascii_uppercase()))
-            .count()
-            >= 2
+        && (capitals >= 2
+            || (capitals == 1
+                && line.trim().len() >= 3
+                && line.trim().bytes().all(|b| b.is_ascii_uppercase())))
 }
 
 /// Whether `at` lies in a tag of words in brackets opening its line (`[KNOWN ISSUE] …`,
@@ -1958,10 +1962,15 @@ fn own_list_item(folded: &str, q: &Quantity) -> bool {
 fn list_marker(folded: &str, q: &Quantity) -> bool {
     let before = &folded[..q.start];
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    // A keycap digit (`1️⃣ 联系管理员`) is an emoji bullet.
+    // A keycap digit (`1️⃣ 联系管理员`) is an emoji bullet; `T+30 s` a timeline's mark
     if folded[q.end..]
         .trim_start_matches('\u{fe0f}')
         .starts_with('\u{20e3}')
+        // (opening its line, with a unit: `通常 T+1 到账` is a settlement term, a fact)
+        || ((before.ends_with("T+") || before.ends_with("T-"))
+            && q.dim != Dim::Plain
+            && before[line_start..before.len() - 2].trim().is_empty())
+        || outline_number(folded, q)
     {
         return true;
     }
@@ -2020,6 +2029,50 @@ fn list_marker(folded: &str, q: &Quantity) -> bool {
             && (own_list_item(folded, q) || after.trim_start().starts_with('步')))
         || before.to_ascii_lowercase().ends_with("step ")
         || before.to_ascii_lowercase().ends_with("option ")
+}
+
+/// Whether a quotation holds only the question's words (`「exctl request timeout」` for
+/// "How do I change the request timeout in exctl"): the question restated as a title.
+fn quotes_input(claim: &Claim, input_norm: &str) -> bool {
+    if claim.fact.kind != FactKind::Quote || input_norm.is_empty() {
+        return false;
+    }
+    let ws = naming_words(&claim.fact.text);
+    ws.len() >= 2 && ws.iter().all(|w| input_norm.contains(w.as_str()))
+}
+
+/// Whether `q` numbers an outline item opening its line (`  1.2 等待 30 秒后逾时`), where
+/// a sibling item (`1.1`, `1.3`) or its parent (`1.`) opens another line.
+fn outline_number(folded: &str, q: &Quantity) -> bool {
+    let text = &folded[q.start..q.end];
+    let Some((major, minor)) = text.split_once('.') else {
+        return false;
+    };
+    let opens = |at: usize| folded[line_start(folded, at)..at].trim().is_empty();
+    if !opens(q.start)
+        || !folded[q.end..].starts_with([' ', '\t', '\u{3000}'])
+        || major.is_empty()
+        || !major.bytes().all(|b| b.is_ascii_digit())
+        || minor.is_empty()
+        || !minor.bytes().all(|b| b.is_ascii_digit())
+    {
+        return false;
+    }
+    let Ok(n) = minor.parse::<u32>() else {
+        return false;
+    };
+    let siblings = [n.checked_sub(1).filter(|m| *m > 0), Some(n + 1)];
+    let mut labels: Vec<String> = siblings
+        .iter()
+        .flatten()
+        .map(|m| format!("{major}.{m} "))
+        .collect();
+    labels.push(format!("{major}. "));
+    labels.iter().any(|label| {
+        folded
+            .match_indices(label.as_str())
+            .any(|(at, _)| at != q.start && opens(at))
+    })
 }
 
 /// Whether `q` sizes an instance the sentence imagines: "a 4-hour visit … would cost 80
@@ -2960,7 +3013,7 @@ impl Evidence {
                         Ok(()) => Support::Tools,
                         Err(why) => Support::WrongContext(why),
                     }
-                } else if in_input[i] {
+                } else if in_input[i] || quotes_input(c, &self.input_norm) {
                     Support::Input
                 } else if in_process[i] {
                     Support::Process
@@ -3061,10 +3114,16 @@ impl Evidence {
         if let Some(clause) = analysis.clauses.get(claim.clause)
             && let Some((expr, operands)) =
                 shown_arithmetic(&analysis.folded[clause.start..q.start], q.raw)
+            // An operand may be an evidence price scaled to an amount (`0.6` for 10 万
+            // tokens at 6 美元 per million).
             && operands.iter().any(|o| {
-                evidence
-                    .iter()
-                    .any(|(e, _)| (e.raw - o).abs() < 1e-9 || (e.value - o).abs() < 1e-9)
+                evidence.iter().any(|(e, _)| {
+                    (-6..=6).any(|k| {
+                        let scale = 10f64.powi(k);
+                        let near = |v: f64| (v * scale - o).abs() <= 1e-9 * o.abs().max(1.0);
+                        near(e.raw) || near(e.value)
+                    })
+                })
             })
         {
             return Support::Derived(format!("the answer's own {expr}"));
@@ -3988,9 +4047,16 @@ impl Evidence {
                     .trim_start()
                     .starts_with(['(', '（'])
         };
+        // A semicolon ends the statement the record was named in ("…5,000 次 API 调用；
+        // 另外……免费版是 0 美元" does not speak of Pro): no clause before it, nor the
+        // sentence before, names the focus.
+        let parted = |i: usize| {
+            analysis.folded[clauses[i].start..here.start.max(clauses[i].start)]
+                .contains([';', '；'])
+        };
         (0..claim.clause)
             .rev()
-            .take_while(|&i| clauses[i].sentence >= previous)
+            .take_while(|&i| clauses[i].sentence >= previous && !parted(i))
             .filter(|&i| !aside(i))
             .filter(|&i| {
                 !analysis.claims.iter().any(|c| {
@@ -4000,10 +4066,12 @@ impl Evidence {
             // A comparison's other side is no focus ("input $0.80 vs medium 的 $3" speaks of
             // small): only what precedes its comparing word names one.
             .find_map(|i| named_in(before_comparison(text(&clauses[i])), false))
-            // A cell of the answer's table is named by its row, not by the answer.
+            // A cell of the answer's table is named by its row, not by the answer; a
+            // statement after a semicolon starts afresh.
             .or_else(|| {
-                answer_cell(&analysis.folded, here, claim.at)
-                    .is_none()
+                let fresh_statement =
+                    (0..claim.clause).any(|i| clauses[i].sentence == here.sentence && parted(i));
+                (answer_cell(&analysis.folded, here, claim.at).is_none() && !fresh_statement)
                     .then(|| self.sole_record(analysis))
                     .flatten()
                     .filter(|l| candidates.contains(l))
@@ -5706,6 +5774,68 @@ mod tests {
                 "Oslo or Lisbon?",
             ),
         );
+    }
+
+    #[test]
+    fn fresh_19s_outlines_timelines_letters_and_caveats_assert_nothing() {
+        let models = "atlas-small-2 跟 atlas-medium-2 哪個便宜？";
+        assert!(!asserts(
+            "1. 查詢狀況\n  1.1 呼叫 read_page 讀取模型目錄頁面\n  1.2 逾時，未取得任何內容\n2. 結果\n  2.1 無法比較兩者的價格",
+            models
+        ));
+        assert!(!asserts(
+            "What happened:\n\nT+0 s — Called query_order for order 88231\nT+30 s — No response; the call timed out",
+            "What's the refund for order 88231?"
+        ));
+        assert!(!asserts(
+            "敬覆者：\n\n承詢訂單 88231 之退款金額及所需時間一事，系統未傳回任何內容，故無從確認。",
+            "訂單 88231 的退款多少？"
+        ));
+        assert!(!asserts(
+            "文档检索返回了 permission denied。在缺乏文档依据的情况下，不宜对配置项名称或默认数值作出推断。",
+            "exctl 怎么改请求超时？"
+        ));
+        assert!(!asserts(
+            "接口返回 permission denied，如果我凭印象告诉您一个站台号，很可能和今天的实际安排不一致。",
+            "G102 从哪个站台发车？"
+        ));
+        assert!(!asserts(
+            "The reader returned permission denied. Ask your admin: the error says a scope is missing, and that is usually enabled at the workspace level. Sharing the relevant sections (usually headed \"Termination\" or \"Fees\") would help.",
+            "What's the termination notice period in contract.pdf?"
+        ));
+        // A settlement term in the middle of a line is a fact.
+        let ev = Evidence::new("refund: 1200 元, 原路退回", "", "", Vec::new());
+        let j = judged(
+            &ev,
+            &analysis("退 1200 元，原路退回，通常 T+1 就会到账。", ""),
+        );
+        assert!(j.iter().any(|(_, ok)| !ok), "{j:?}");
+    }
+
+    #[test]
+    fn fresh_19s_headings_titles_scaled_sums_and_semicolons_read_in_place() {
+        let pricing = "Free: $0/month, 1 seat\nPro: $20/month per seat, up to 10 seats, 5,000 API calls per day\nModel API: $6 / MTok input, $18 / MTok output";
+        let asked = "Example Cloud 的 Pro 套餐一个月多少钱？";
+        let ev = Evidence::new(pricing, asked, "", Vec::new());
+        // A heading in capitals alone on its line; the question restated as a quoted title.
+        assert!(judged_all(
+            &ev,
+            &analysis("PLANS\n  Pro ..... $20 / month per seat", asked)
+        ));
+        assert!(judged_all(
+            &ev,
+            &analysis("「Example Cloud Pro」\nPro 是每席位每月 20 美元。", asked)
+        ));
+        // Shown arithmetic on prices scaled to an amount; a statement after a semicolon.
+        assert!(judged_all(
+            &ev,
+            &analysis(
+                "Pro 每席位每月 20 美元，每天 5,000 次 API 调用；另外免费版是 0 美元。比如用了 10 万输入 token、1 万输出 token，费用就是 0.6 + 0.18 = 0.78 美元。",
+                asked
+            )
+        ));
+        let j = judged(&ev, &analysis("费用就是 0.6 + 0.18 = 0.88 美元。", asked));
+        assert!(j.contains(&("0.88 美元".into(), false)), "{j:?}");
     }
 
     #[test]
