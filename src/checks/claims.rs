@@ -898,6 +898,7 @@ impl Analysis {
                 clauses[i].role = Role::Question;
             }
         }
+        list_under_label(&folded, &mut clauses, vocab);
         let claims = extract_claims(&folded, &clauses);
         // A topic the next clause declines to answer ("退款金额和到账时间，我现在都无法确认")
         // or sends elsewhere ("…，都必须以原文为准") is named, not stated — when it holds no
@@ -1014,6 +1015,65 @@ fn prompt_call(folded: &str, start: usize, process_norm: &str) -> bool {
         && process_norm
             .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
             .any(|w| w == normalize(&command))
+}
+
+/// A label closing its line governs the list right under it, as it governs the rest of
+/// its own sentence: after "You asked:" the items restate the question, after "你可以这样
+/// 做：" they speak of the process (a statement of the subject stays one).
+fn list_under_label(folded: &str, clauses: &mut [Clause], vocab: &Vocabularies) {
+    let item = |line: &str| {
+        let t = line.trim_start();
+        t.starts_with(['-', '*', '•', '·', '–'])
+            || t.find(|c: char| !c.is_ascii_digit())
+                .is_some_and(|k| k > 0 && t[k..].starts_with(['.', ')', '、', '）']))
+    };
+    let mut i = 0;
+    while i < clauses.len() {
+        let c = &clauses[i];
+        let text = &folded[c.start..c.end];
+        let line_end = folded[c.end..]
+            .find('\n')
+            .map_or(folded.len(), |k| c.end + k);
+        let closes_line = folded[c.end..line_end]
+            .trim()
+            .trim_start_matches([':', '：'])
+            .trim()
+            .is_empty();
+        let sp = spaced(text);
+        let query = vocab.query_label.hit(text, &sp) || vocab.question.hit(text, &sp);
+        if !(c.label && closes_line && (query || c.process_label)) {
+            i += 1;
+            continue;
+        }
+        let process = c.process_label;
+        let mut j = i + 1;
+        let mut at = line_end;
+        while j < clauses.len() {
+            let start = line_start(folded, clauses[j].start);
+            // The list runs on the next lines, with no blank line between.
+            let gap = &folded[at.min(start)..start];
+            if gap.matches('\n').count() != 1 || !gap.trim().is_empty() {
+                break;
+            }
+            let end = folded[start..]
+                .find('\n')
+                .map_or(folded.len(), |k| start + k);
+            if !item(&folded[start..end]) {
+                break;
+            }
+            while j < clauses.len() && clauses[j].start < end {
+                let own = clauses[j].role;
+                clauses[j].role = match own {
+                    Role::Subject if query => Role::Question,
+                    Role::Neutral | Role::Question if process => Role::Process,
+                    other => other,
+                };
+                j += 1;
+            }
+            at = end;
+        }
+        i = j.max(i + 1);
+    }
 }
 
 /// Whether a label names a field of a letter's or memo's header (`From:`, `发件：`): what
@@ -1933,12 +1993,21 @@ const COMMON_NAMES: &[&str] = &[
 fn sentence_initial(folded: &str, at: usize) -> bool {
     // Emoji used as bullets (`🔒 **Security fix**`) and footnote marks (`¹ Billed per
     // seat`) open a line as a dash does.
-    let before = folded[..at].trim_end_matches(|c: char| {
+    let mut before = folded[..at].trim_end_matches(|c: char| {
         [' ', '*', '_', '"', '\'', '(', '[', '`'].contains(&c)
             || is_pictograph(c)
             || c == '\u{fe0f}'
             || "¹²³⁴⁵⁶⁷⁸⁹⁰".contains(c)
     });
+    // A footnote mark after the last sentence (`… use it.[^1] There's`).
+    if let Some(open) = before.strip_suffix(']').and_then(|b| b.rfind('['))
+        && before[open + 1..before.len() - 1]
+            .trim_start_matches('^')
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+    {
+        before = before[..open].trim_end();
+    }
     before.is_empty()
         || before.ends_with([
             '.', '!', '?', ':', ';', '\n', '-', '#', '|', '>', '。', '！', '？', '：', '；', ',',
@@ -2029,6 +2098,22 @@ fn list_marker(folded: &str, q: &Quantity) -> bool {
             && (own_list_item(folded, q) || after.trim_start().starts_with('步')))
         || before.to_ascii_lowercase().ends_with("step ")
         || before.to_ascii_lowercase().ends_with("option ")
+}
+
+/// Whether a clock time opens its line as one of a log's entries: another line opens
+/// with a clock time too.
+fn process_log(folded: &str, q: &Quantity) -> bool {
+    let start = line_start(folded, q.start);
+    if !folded[start..q.start].trim().is_empty() {
+        return false;
+    }
+    let opens_with_clock = |line: &str| {
+        let t = line.trim_start().as_bytes();
+        t.len() >= 4
+            && t[0].is_ascii_digit()
+            && (t[1] == b':' && t[2].is_ascii_digit() || t[2] == b':' && t[1].is_ascii_digit())
+    };
+    folded.lines().filter(|l| opens_with_clock(l)).count() >= 2
 }
 
 /// Whether a quotation holds only the question's words (`「exctl request timeout」` for
@@ -2206,8 +2291,14 @@ pub struct Evidence {
 
 /// Per entity record, the names an answer gives it.
 type Aliases = std::sync::Arc<Vec<Vec<String>>>;
-/// The entity records an answer names, and whether its question names another.
-type NamedRecords = std::sync::Arc<(Vec<usize>, bool)>;
+/// The entity records an answer names, and those its question names.
+type NamedRecords = std::sync::Arc<Named>;
+
+#[derive(Debug)]
+struct Named {
+    answer: Vec<usize>,
+    question: Vec<usize>,
+}
 
 type DeriveKey = (Dim, u64, u64, u8, bool, String, u8);
 
@@ -2716,16 +2807,22 @@ impl Evidence {
                     .all(|(j, _)| in_evidence[j] || in_input[j]);
             }
         }
-        // A one-letter flag (`-t`) is stated only as a flag of its own, not as the start of
-        // `--timeout-ms`.
+        // A flag is stated only as that flag (`-t` not as the start of `--timeout-ms`,
+        // `--max-retries` not as the config key `max_retries`).
         for (i, c) in analysis.claims.iter().enumerate() {
             let t = c.fact.text.as_bytes();
-            if in_tools[i] && c.fact.kind == FactKind::Identifier && t.len() == 2 && t[0] == b'-' {
+            if in_tools[i]
+                && !self.large()
+                && c.fact.kind == FactKind::Identifier
+                && t.len() >= 2
+                && t[0] == b'-'
+            {
                 let flag =
                     |b: Option<&u8>| b.is_none_or(|b| !(b.is_ascii_alphanumeric() || *b == b'-'));
                 let text = self.tools_folded.as_bytes();
                 in_tools[i] = memchr::memmem::find_iter(text, t).any(|at| {
-                    flag(at.checked_sub(1).and_then(|j| text.get(j))) && flag(text.get(at + 2))
+                    flag(at.checked_sub(1).and_then(|j| text.get(j)))
+                        && flag(text.get(at + t.len()))
                 });
             }
         }
@@ -2841,13 +2938,15 @@ impl Evidence {
                             || (integer && counts_calls(q, &analysis.folded))
                     }
                 });
-                // The topic restated in its own words or quotes ("关于“请求超时的修改方法”").
+                // The topic restated in its own words or quotes ("关于“请求超时的修改方法”");
+                // a flag in it is still a flag ("For a single run, pass `--max-retries`").
                 if clause.is_some_and(|cl| cl.topic)
                     && matches!(
                         c.fact.kind,
                         FactKind::Identifier | FactKind::Quote | FactKind::Name
                     )
                     && !in_tools[i]
+                    && !c.fact.text.starts_with('-')
                 {
                     return Support::Input;
                 }
@@ -2966,6 +3065,35 @@ impl Evidence {
                         ]
                         .iter()
                         .any(|w| after.starts_with(w) || q.word.eq_ignore_ascii_case(w))
+                    {
+                        return Support::Process;
+                    }
+                    // A log of the attempt (`14:02 Called get_weather(…) → connection
+                    // refused`): clock times opening lines that speak of the call, or that
+                    // state nothing of the subject after an entry that does.
+                    if !self.has_tools
+                        && q.dim == Dim::Clock
+                        && process_log(&analysis.folded, q)
+                        && {
+                            let text = &analysis.folded;
+                            let roles = |at: usize| {
+                                let start = line_start(text, at);
+                                let end = text[at..].find('\n').map_or(text.len(), |k| at + k);
+                                analysis
+                                    .clauses
+                                    .iter()
+                                    .filter(move |cl| cl.start < end && cl.end > start)
+                                    .map(|cl| cl.role)
+                            };
+                            let start = line_start(text, q.start);
+                            // The entry before, for an entry in other words ("14:03 No data
+                            // received" after "14:03 Retried → connection refused").
+                            let previous = (start > 0).then(|| line_start(text, start - 1));
+                            roles(q.start).any(|r| r == Role::Process)
+                                || (!roles(q.start).any(|r| r == Role::Subject)
+                                    && previous
+                                        .is_some_and(|p| roles(p).any(|r| r == Role::Process)))
+                        }
                     {
                         return Support::Process;
                     }
@@ -3540,7 +3668,7 @@ impl Evidence {
     }
 
     /// The entity records the answer names by a key word no other record's line holds,
-    /// and whether the question names another one.
+    /// and those its question names so.
     fn named_records(&self, analysis: &Analysis) -> NamedRecords {
         let mut cache = self.named.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((text, n)) = cache.as_ref()
@@ -3565,10 +3693,15 @@ impl Evidence {
             .filter(|l| names(&answer, *l))
             .collect();
         let input = normalize(&self.input_folded);
-        let asked_other = entities
+        let asked: Vec<usize> = entities
             .iter()
-            .any(|l| !named.contains(l) && names(&input, *l));
-        let n = std::sync::Arc::new((named, asked_other));
+            .copied()
+            .filter(|l| names(&input, *l))
+            .collect();
+        let n = std::sync::Arc::new(Named {
+            answer: named,
+            question: asked,
+        });
         *cache = Some((analysis.folded.clone(), std::sync::Arc::clone(&n)));
         n
     }
@@ -3578,7 +3711,13 @@ impl Evidence {
     /// medium throughout; "Team 有 SSO 吗" answered with a note on Business does not).
     fn sole_record(&self, analysis: &Analysis) -> Option<usize> {
         let n = self.named_records(analysis);
-        let (named, asked_other) = (&n.0, n.1);
+        // An answer naming no record answers of the one its question names.
+        let named = if n.answer.is_empty() {
+            &n.question
+        } else {
+            &n.answer
+        };
+        let asked_other = n.question.iter().any(|l| !named.contains(l));
         (named.len() == 1 && !asked_other).then(|| named[0])
     }
 
@@ -3739,7 +3878,7 @@ impl Evidence {
         // "Context 兩個都是 200K": a value said of every record the answer names is on each.
         if !in_cell && universal(clause_text) && lines.iter().all(|l| record(*l)) {
             let n = self.named_records(analysis);
-            if n.0.len() >= 2 && n.0.iter().any(|r| !lines.contains(r)) {
+            if n.answer.len() >= 2 && n.answer.iter().any(|r| !lines.contains(r)) {
                 return Err(format!(
                     "`{}` is said of every record the answer names, but the evidence has it on “{}” only",
                     q.text(&analysis.folded).trim(),
@@ -5836,6 +5975,72 @@ mod tests {
         ));
         let j = judged(&ev, &analysis("费用就是 0.6 + 0.18 = 0.88 美元。", asked));
         assert!(j.contains(&("0.88 美元".into(), false)), "{j:?}");
+    }
+
+    #[test]
+    fn fresh_20s_lists_under_labels_logs_and_instructions_assert_nothing() {
+        // The items under "You asked:" restate the question.
+        assert!(!asserts(
+            "You asked:\n- The monthly price of the Pro plan\n- How the model API is billed\n\nThe page reader isn't available (tool `read_page` not found).",
+            "How much is the Pro plan, and what does the model API cost?"
+        ));
+        // What the user is to tell support.
+        assert!(!asserts(
+            "那邊的系統連不上。要是還是不行，就打電話給客服，跟他們說訂單號碼是 88231。",
+            "訂單 88231 的退款多少？"
+        ));
+        // A log of the attempt, times first.
+        let a = analysis(
+            "14:02 Called get_weather(city=\"Oslo\") → connection refused\n14:03 Retried once → still connection refused",
+            "Oslo or Lisbon?",
+        );
+        let ev = Evidence::new(
+            "",
+            "Oslo or Lisbon?",
+            "get_weather(city=\"Oslo\"): upstream server unavailable (connection refused)",
+            Vec::new(),
+        );
+        let judged = ev.judge(&a);
+        assert!(judged.iter().all(|s| !s.is_claim()), "{judged:?}");
+    }
+
+    #[test]
+    fn fresh_20s_flags_footnotes_and_the_asked_record_read_in_place() {
+        let docs = "max_retries: how many times a failed request is retried. Default: 3.\nexctl run --timeout-ms <N> overrides request_timeout_ms.";
+        let ev = Evidence::new(docs, "", "", Vec::new());
+        // A flag is no config key; a topic clause does not make a flag the question's.
+        let j = judged(
+            &ev,
+            &analysis(
+                "For a single run you can also pass `exctl run --max-retries <N>`.",
+                "",
+            ),
+        );
+        assert!(j.contains(&("--max-retries".into(), false)), "{j:?}");
+        assert!(judged_all(
+            &ev,
+            &analysis("For a single run, pass `exctl run --timeout-ms <N>`.", "")
+        ));
+        // A capital after a footnote mark opens a sentence.
+        let ev = Evidence::new(
+            "Section 7.1 Late payment. Overdue amounts bear interest of 1.5% per month.",
+            "",
+            "",
+            Vec::new(),
+        );
+        assert!(judged_all(
+            &ev,
+            &analysis(
+                "Interest is 1.5% per month.[^1] There's no flat fee.\n\n[^1]: Section 7.1",
+                ""
+            )
+        ));
+        // An answer naming no record speaks of the one its question asks about.
+        let asked = "What does beta-1 cost, and how big is its context?";
+        let ev = Evidence::new(ALPHA_BETA, asked, "", Vec::new());
+        let j = judged(&ev, &analysis("$5. Context window: 64K.", asked));
+        assert!(j.contains(&("64K".into(), false)), "{j:?}");
+        assert_attached(&ev, &analysis("$5. Context window: 128K.", asked));
     }
 
     #[test]
