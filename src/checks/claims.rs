@@ -1811,6 +1811,8 @@ pub struct Evidence {
     stated: std::sync::Mutex<std::collections::HashMap<DeriveKey, bool>>,
     /// Computations already looked for, by quantity: an answer repeats its numbers.
     derived: std::sync::Mutex<std::collections::HashMap<DeriveKey, Option<String>>>,
+    /// [`Evidence::lines_stating`] by quantity, for the same reason.
+    stating: std::sync::Mutex<std::collections::HashMap<(DeriveKey, u64), Vec<usize>>>,
 }
 
 /// Per entity record, the names an answer gives it.
@@ -2011,6 +2013,7 @@ impl Evidence {
             placeholder_ends: OnceLock::new(),
             derived: Default::default(),
             stated: Default::default(),
+            stating: Default::default(),
         }
     }
 
@@ -2091,10 +2094,11 @@ impl Evidence {
         let text = self.tools_folded.as_str();
         let mut checks = 0usize;
         let stated_cell = std::cell::RefCell::new(&mut stated);
-        search_while(
+        super::multisearch::search_numbers_while(
             text,
             &self.tools_lowered,
             &patterns,
+            |start, end| whole_number(text, start, end),
             |at| owners[at].iter().any(|w| !stated_cell.borrow()[*w]),
             &mut |at, start, end| {
                 if checks > FIND_CHECKS || !whole_number(text, start, end) {
@@ -2156,6 +2160,18 @@ impl Evidence {
 
     /// The evidence lines holding a quantity that states `q`, each once, in order.
     fn lines_stating(&self, q: &Quantity) -> Vec<usize> {
+        // Everything of `q` the lookup reads (`same_as`, `rounding`): not where it stands.
+        let key = (derive_key(q, 0), q.scale.to_bits());
+        let lock = || self.stating.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(lines) = lock().get(&key) {
+            return lines.clone();
+        }
+        let lines = self.lines_stating_uncached(q);
+        lock().insert(key, lines.clone());
+        lines
+    }
+
+    fn lines_stating_uncached(&self, q: &Quantity) -> Vec<usize> {
         let qs = self.quantities();
         let index = self.index();
         let mut hits: Vec<u32> = Vec::new();
@@ -2197,7 +2213,7 @@ impl Evidence {
         self.lines.get_or_init(|| {
             let mut out = Vec::new();
             let mut start = 0;
-            for (i, _) in self.tools_folded.match_indices('\n') {
+            for i in memchr::memchr_iter(b'\n', self.tools_folded.as_bytes()) {
                 out.push((start, i));
                 start = i + 1;
             }
