@@ -152,7 +152,7 @@ pub fn fold(s: &str) -> String {
     // one changes (a push per character was a third of the tracer's time on CJK text).
     // ASCII is skipped eight bytes at a time, and an ideograph (three bytes) is decoded
     // and looked up in place.
-    let table = simplified_table();
+    let (table, changes) = simplified_table();
     let b = s.as_bytes();
     let mut out = String::with_capacity(s.len());
     let mut copied = 0;
@@ -174,10 +174,16 @@ pub fn fold(s: &str) -> String {
             let code = u32::from(lead & 0x0F) << 12
                 | u32::from(b[i + 1] & 0x3F) << 6
                 | u32::from(b[i + 2] & 0x3F);
-            let c = char::from_u32(code).unwrap_or('\u{FFFD}');
             if (SIMPLIFIED_FROM..SIMPLIFIED_TO).contains(&code) {
-                (c, table[(code - SIMPLIFIED_FROM) as usize])
+                // Most ideographs are Simplified already: one bit says so.
+                let k = (code - SIMPLIFIED_FROM) as usize;
+                if changes[k / 64] >> (k % 64) & 1 == 0 {
+                    i += 3;
+                    continue;
+                }
+                (char::from_u32(code).unwrap_or('\u{FFFD}'), table[k])
             } else {
+                let c = char::from_u32(code).unwrap_or('\u{FFFD}');
                 (c, fold_char(c))
             }
         } else {
@@ -217,14 +223,15 @@ fn simplified(c: char) -> char {
     if !(SIMPLIFIED_FROM..SIMPLIFIED_TO).contains(&code) {
         return c;
     }
-    simplified_table()[(code - SIMPLIFIED_FROM) as usize]
+    simplified_table().0[(code - SIMPLIFIED_FROM) as usize]
 }
 
-/// [`simplified`] of every code point of the ideograph blocks, built once.
-fn simplified_table() -> &'static [char] {
-    static TABLE: OnceLock<Vec<char>> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        (SIMPLIFIED_FROM..SIMPLIFIED_TO)
+/// [`simplified`] of every code point of the ideograph blocks, and a bit per code point
+/// set where that changes it; built once.
+fn simplified_table() -> (&'static [char], &'static [u64]) {
+    static TABLE: OnceLock<(Vec<char>, Vec<u64>)> = OnceLock::new();
+    let (table, changes) = TABLE.get_or_init(|| {
+        let table: Vec<char> = (SIMPLIFIED_FROM..SIMPLIFIED_TO)
             .map(|u| {
                 let c = char::from_u32(u).unwrap_or(' ');
                 let mut s = fast2s::convert(c.encode_utf8(&mut [0; 4]));
@@ -233,8 +240,16 @@ fn simplified_table() -> &'static [char] {
                     _ => c,
                 }
             })
-            .collect()
-    })
+            .collect();
+        let mut changes = vec![0u64; table.len().div_ceil(64)];
+        for (k, &to) in table.iter().enumerate() {
+            if to as u32 != SIMPLIFIED_FROM + k as u32 {
+                changes[k / 64] |= 1 << (k % 64);
+            }
+        }
+        (table, changes)
+    });
+    (table, changes)
 }
 
 const ZH_DIGITS: &str = "零〇一二两三四五六七八九十百千万亿";
