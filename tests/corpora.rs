@@ -19,15 +19,13 @@ const FLOOR: f64 = 0.95;
 const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-2", "added_fact", 0.94),
     ("fresh-3", "added_fact", 0.88),
-    ("fresh-5", "added_fact", 0.88),
+    ("fresh-5", "added_fact", 0.9),
     ("fresh-7", "added_fact", 0.94),
     ("fresh-7", "grounded", 0.94),
     ("fresh-8", "added_fact", 0.94),
     ("fresh-13", "added_fact", 0.89),
     ("fresh-14", "added_fact", 0.92),
-    ("fresh-15", "grounded", 0.94),
-    ("fresh-15", "refusal", 0.92),
-    ("fresh-15", "silent_degradation_precision", 0.93),
+    ("fresh-17", "added_fact", 0.94),
 ];
 
 fn floor(corpus: &str, class: &str) -> f64 {

@@ -426,6 +426,8 @@ pub(crate) struct Vocabularies {
     redirect: Vocabulary,
     quoting: Vocabulary,
     process_not_self: Vocabulary,
+    /// Being available: negated ("no input price … available"), the clause reports an absence.
+    available: Vocabulary,
     /// The lexicon's inability and failure phrases, over normalized text.
     inability: Option<AhoCorasick>,
     failure: Option<AhoCorasick>,
@@ -445,6 +447,7 @@ impl Vocabularies {
             query_label: Vocabulary::new(&lexicon.query_label),
             redirect: Vocabulary::new(&lexicon.redirect),
             quoting: Vocabulary::new(&lexicon.quoting),
+            available: Vocabulary::new(&["availab*".to_string()]),
             inability: normalized_matcher(&lexicon.inability),
             failure: normalized_matcher(&lexicon.failure),
             process_not_self: Vocabulary::new(
@@ -869,7 +872,7 @@ impl Analysis {
                     sentence: n,
                     role,
                     hypothetical,
-                    redirect: vocab.redirect.hit(read, &spaced(read)),
+                    redirect: redirects(read, &spaced(read), vocab),
                     topic: vocab.topic.starts(&sp, text),
                     hedged: (vocab.hedge.hit(text, &sp) && !hedge_only) || carried.is_some(),
                     label: heading || colon,
@@ -971,7 +974,34 @@ impl Analysis {
 /// Whether the line at `at` shows a call at a prompt (`> tool --flag value`, `$ tool …`)
 /// to a tool the trace holds (`process_norm`, normalized).
 fn shows_call(folded: &str, at: usize, process_norm: &str) -> bool {
-    let line = folded[line_start(folded, at)..].trim_start();
+    // A terminal session that opens with the call: its other commands and their output
+    // (`$ echo $?` then `1`) are the session's too, up to a blank line.
+    let mut start = line_start(folded, at);
+    loop {
+        if prompt_call(folded, start, process_norm) {
+            return true;
+        }
+        if start == 0 {
+            return false;
+        }
+        let mut previous = line_start(folded, start - 1);
+        // A blank line may part the session's commands (`$ echo $?` after the call's output).
+        let prompt = folded[start..].trim_start().starts_with(['$', '>']);
+        while prompt && previous > 0 && folded[previous..start].trim().is_empty() {
+            start = previous;
+            previous = line_start(folded, start - 1);
+        }
+        if folded[previous..start].trim().is_empty() {
+            return false;
+        }
+        start = previous;
+    }
+}
+
+/// Whether the line at `start` is a prompt running a call the trace holds (`$ train_status
+/// --train G102`).
+fn prompt_call(folded: &str, start: usize, process_norm: &str) -> bool {
+    let line = folded[start..].trim_start();
     let Some(rest) = line.strip_prefix(['>', '$']) else {
         return false;
     };
@@ -1026,6 +1056,233 @@ fn capitals_line(folded: &str, at: usize) -> bool {
             .filter(|w| w.len() >= 2 && w.bytes().all(|b| b.is_ascii_uppercase()))
             .count()
             >= 2
+}
+
+/// Whether `at` lies in a tag of words in brackets opening its line (`[KNOWN ISSUE] …`,
+/// `【WORKAROUND】`): a label, as a heading is.
+fn bracket_tag(folded: &str, at: usize) -> bool {
+    let start = line_start(folded, at);
+    let lead = &folded[start..at];
+    let Some(open) = lead.find(['[', '【']) else {
+        return false;
+    };
+    if !lead[..open]
+        .chars()
+        .all(|c| c.is_whitespace() || "*-#>".contains(c))
+    {
+        return false;
+    }
+    let from = start + open + lead[open..].chars().next().map_or(1, char::len_utf8);
+    let Some(close) = folded[from..].find([']', '】']) else {
+        return false;
+    };
+    from + close > at
+        && folded[from..from + close]
+            .chars()
+            .all(|c| c.is_alphabetic() || c == ' ' || c == '-' || c == '_')
+}
+
+/// Whether a clock time is written on a twelve-hour dial with no part of the day: a
+/// Chinese hour (`九點半`, `9点`) with no 上午/早上/下午/晚上 before it.
+fn twelve_hour(folded: &str, q: &Quantity) -> bool {
+    let text = &folded[q.start..q.end];
+    if !text.contains(['点', '點', '时']) {
+        return false;
+    }
+    let before: String = folded[..q.start]
+        .chars()
+        .rev()
+        .take(4)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    ![
+        "上午", "早上", "早晨", "凌晨", "清晨", "下午", "晚上", "中午", "傍晚", "夜",
+    ]
+    .iter()
+    .any(|w| before.contains(w))
+}
+
+/// For an identifier of letters then a version (`py3.8`, `node18`), the pattern of a
+/// word starting with those letters followed by that version (`Python 3.8`, `Node.js 18`).
+fn shortened_version(id: &str) -> Option<Regex> {
+    let split = id.find(|c: char| c.is_ascii_digit())?;
+    let (letters, version) = id.split_at(split);
+    if letters.len() < 2
+        || !letters.bytes().all(|b| b.is_ascii_alphabetic())
+        || !version.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        || version.ends_with('.')
+    {
+        return None;
+    }
+    Regex::new(&format!(
+        r"(?i)\b{}[a-z.]*[ -]?v?{}(?:[^0-9.]|\.[^0-9]|$)",
+        regex::escape(letters),
+        regex::escape(version)
+    ))
+    .ok()
+}
+
+/// The arithmetic a text ends with before a result `value` (`6 + 18 = `, `$20 × 12 ＝ `),
+/// where it gives that value: the expression as written and its operands.
+fn shown_arithmetic(before: &str, value: f64) -> Option<(String, Vec<f64>)> {
+    static R: OnceLock<Regex> = OnceLock::new();
+    static TOKEN: OnceLock<Regex> = OnceLock::new();
+    let r = R.get_or_init(|| {
+        let num = r"[$¥€£]?\s*\d[\d,]*(?:\.\d+)?\s*(?:[a-z%°/]+|元|美元|小时|天|个)?";
+        Regex::new(&format!(
+            r"(?i)(?:{num}\s*[+\-−×x*/÷]\s*)+{num}\s*[=＝]\s*$"
+        ))
+        .expect("compiles")
+    });
+    let token =
+        TOKEN.get_or_init(|| Regex::new(r"\d[\d,]*(?:\.\d+)?|[+\-−×*/÷]").expect("compiles"));
+    let m = r.find(before)?;
+    let expr = m.as_str().trim_end().trim_end_matches(['=', '＝']).trim();
+    // Operands and operators alternate. A unit's letters and slash (`$6/MTok`) are no
+    // operator; a lone `x` between numbers is a times sign.
+    let mut plain = String::with_capacity(expr.len());
+    let chars: Vec<char> = expr.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_ascii_alphabetic()
+            || (c == '/' && chars.get(i + 1).is_some_and(char::is_ascii_alphabetic))
+        {
+            let run_start = i;
+            i += 1;
+            while i < chars.len() && chars[i].is_ascii_alphabetic() {
+                i += 1;
+            }
+            let run: String = chars[run_start..i].iter().collect();
+            let lone = |c: Option<&char>| c.is_none_or(|c| c.is_whitespace() || c.is_ascii_digit());
+            if run.eq_ignore_ascii_case("x")
+                && lone(run_start.checked_sub(1).and_then(|j| chars.get(j)))
+                && lone(chars.get(i))
+            {
+                plain.push('×');
+            }
+            continue;
+        }
+        plain.push(c);
+        i += 1;
+    }
+    let mut operands = Vec::new();
+    let mut ops = Vec::new();
+    for t in token.find_iter(&plain) {
+        let t = t.as_str();
+        if t.starts_with(|c: char| c.is_ascii_digit()) {
+            if operands.len() > ops.len() {
+                return None;
+            }
+            operands.push(t.replace(',', "").parse::<f64>().ok()?);
+        } else if operands.len() == ops.len() + 1 {
+            ops.push(t.chars().next()?);
+        }
+    }
+    if operands.len() < 2 || operands.len() != ops.len() + 1 {
+        return None;
+    }
+    // × and ÷ before + and −.
+    let mut terms = vec![operands[0]];
+    let mut signs = Vec::new();
+    for (op, v) in ops.iter().zip(&operands[1..]) {
+        match op {
+            '×' | '*' => *terms.last_mut()? *= v,
+            '/' | '÷' if *v != 0.0 => *terms.last_mut()? /= v,
+            '+' | '-' | '−' => {
+                signs.push(*op);
+                terms.push(*v);
+            }
+            _ => return None,
+        }
+    }
+    let mut total = terms[0];
+    for (sign, v) in signs.iter().zip(&terms[1..]) {
+        total += if *sign == '+' { *v } else { -v };
+    }
+    ((total - value).abs() <= 0.005 * value.abs().max(1.0)).then(|| (expr.to_string(), operands))
+}
+
+/// Whether a quotation at `at` is introduced as a likeness (`像“会员费”`, `想成「额度」`,
+/// `think of it as "a meter"`): the answer's image, not the source's words. Only a quote
+/// without digits is an image: `something like "timeout: 60"` is a value.
+fn analogy(folded: &str, at: usize) -> bool {
+    const LIKE: &[&str] = &[
+        "像",
+        "想成",
+        "当成",
+        "当作",
+        "看成",
+        "看作",
+        "比作",
+        "好比",
+        "如同",
+        "犹如",
+        "宛如",
+        "类似",
+        "like",
+        "as if",
+        "think of it as",
+        "akin to",
+    ];
+    // The words before it in its clause, a dozen characters at most.
+    let before: String = folded[..at]
+        .chars()
+        .rev()
+        .take_while(|c| !"，。；！？,.;!?\n".contains(*c))
+        .take(12)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect::<String>()
+        .to_lowercase()
+        // "好像" is a hedge ("好像叫“高级版”"), not a likeness.
+        .replace("好像", "");
+    let sp = spaced(&before);
+    LIKE.iter().any(|w| {
+        if w.is_ascii() {
+            sp.contains(&format!(" {w} "))
+        } else {
+            before.contains(w)
+        }
+    })
+}
+
+/// Whether `at` lies on a letter's salutation (`Dear Sir or Madam,`, `尊敬的客户：`) or on
+/// the lines after its closing (`Yours faithfully,` then the signature).
+fn letter_formula(folded: &str, at: usize) -> bool {
+    const OPENING: &[&str] = &["dear ", "hi ", "hello ", "尊敬的", "亲爱的"];
+    const CLOSING: &[&str] = &[
+        "yours faithfully",
+        "yours sincerely",
+        "sincerely",
+        "best regards",
+        "kind regards",
+        "regards",
+        "best,",
+        "cheers",
+        "此致",
+        "敬上",
+    ];
+    let start = line_start(folded, at);
+    let end = folded[at..].find('\n').map_or(folded.len(), |i| at + i);
+    let line = folded[start..end].trim().to_lowercase();
+    if line.chars().count() <= 40 && OPENING.iter().any(|o| line.starts_with(o)) {
+        return true;
+    }
+    // The signature: up to two short lines right after a closing.
+    let mut lines = folded[..start]
+        .lines()
+        .rev()
+        .filter(|l| !l.trim().is_empty());
+    (0..2).any(|_| {
+        lines.next().is_some_and(|l| {
+            let l = l.trim().to_lowercase();
+            CLOSING.iter().any(|c| l.starts_with(c)) && l.chars().count() <= 24
+        })
+    }) && line.chars().count() <= 40
 }
 
 /// Whether a clause speaks of trying the call again.
@@ -1171,7 +1428,7 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
     // "I think the Pro plan is cheaper": a hedge about the subject is a claim, even in the
     // agent's own voice — but not one about the process ("可能是关键词不匹配") nor one
     // saying where to look ("the API rates should be listed there").
-    if hedge && named && !vocab.process_not_self.hit(text, &sp) && !vocab.redirect.hit(text, &sp) {
+    if hedge && named && !vocab.process_not_self.hit(text, &sp) && !redirects(text, &sp, vocab) {
         return Role::Subject;
     }
     // The process in words other than the question's own ("timeout" when the question
@@ -1180,7 +1437,8 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
     let msp = spaced(&masked);
     let process = declines
         || vocab.process.hit(&masked, &msp)
-        || vocab.redirect.hit(text, &sp)
+        || vocab.available.negated_within(text, &sp, 4, 48)
+        || redirects(text, &sp, vocab)
         || vocab
             .failure
             .as_ref()
@@ -1194,6 +1452,28 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
         return Role::Subject;
     }
     Role::Neutral
+}
+
+/// Whether a clause points the user to another source: the lexicon's pointing words, or
+/// checking by way of a source ("或透過 12306 及車站公告確認", "confirm via the status page").
+fn redirects(text: &str, sp: &str, vocab: &Vocabularies) -> bool {
+    if vocab.redirect.hit(text, sp) {
+        return true;
+    }
+    const VIA: &[&str] = &["通过", "透过", "经由", " via ", " through "];
+    const CHECK: &[&str] = &[
+        "确认",
+        "核实",
+        "查询",
+        "确定",
+        " confirm",
+        " verify",
+        " double check",
+    ];
+    let t = format!(" {} ", sp.to_lowercase());
+    VIA.iter()
+        .filter_map(|v| t.find(v).map(|at| at + v.len()))
+        .any(|from| CHECK.iter().any(|c| t[from..].contains(c)))
 }
 
 /// Whether a clause declines to answer: declining words, inability in the agent's voice
@@ -1391,7 +1671,14 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
             .contains(['。', '！', '？', '!', '?'])
             || inner.contains(". ")
             || inner.matches([',', '，', ';', '；']).count() >= 2;
-        if words(inner).len() >= 3 && !speech {
+        // A JSON string value the answer writes (`{"value": "每百万 token 3 美元"}`) is text
+        // in JSON's quotes, read for its facts like the rest, not a quotation.
+        let before = folded[..m.start()].trim_end();
+        let json_value = m.as_str().starts_with('"')
+            && before
+                .strip_suffix(':')
+                .is_some_and(|b| b.trim_end().ends_with('"'));
+        if words(inner).len() >= 3 && !speech && !json_value {
             push(
                 &mut out,
                 &mut seen,
@@ -1402,7 +1689,7 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
             );
         }
     }
-    let mut quantities = numbers::scan(folded);
+    let mut quantities = csv_fields(folded, numbers::scan(folded));
     quantities.retain(|q| !overlaps(&taken, q.start, q.end) && !list_marker(folded, q));
     let mut quantity_spans = Spans::default();
     for q in &quantities {
@@ -1534,6 +1821,48 @@ fn csv_headers(folded: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// The quantities of a text with those inside a CSV block's rows read field by field: a
+/// row under `plan,price,seats,api_calls_per_day` with as many fields (`Free,$0/month,1,100`)
+/// holds `1` and `100`, not `1,100`.
+fn csv_fields(folded: &str, quantities: Vec<Quantity>) -> Vec<Quantity> {
+    let mut rows: Vec<(usize, usize)> = Vec::new();
+    let mut width = None;
+    let mut from = 0;
+    for line in folded.split_inclusive('\n') {
+        let fields = line.trim().split(',').count();
+        let header = csv_headers(line).len() == 1;
+        if header {
+            width = Some(fields);
+        } else if width == Some(fields) && !line.contains(", ") {
+            rows.push((from, from + line.len()));
+        } else {
+            width = None;
+        }
+        from += line.len();
+    }
+    if rows.is_empty() {
+        return quantities;
+    }
+    let mut out = Vec::with_capacity(quantities.len());
+    for q in quantities {
+        let row = rows.iter().find(|(s, e)| *s <= q.start && q.end <= *e);
+        let Some(_) = row.filter(|_| folded[q.start..q.end].contains(',')) else {
+            out.push(q);
+            continue;
+        };
+        let mut at = q.start;
+        for field in folded[q.start..q.end].split(',') {
+            for mut f in numbers::scan(field) {
+                f.start += at;
+                f.end += at;
+                out.push(f);
+            }
+            at += field.len() + 1;
+        }
+    }
+    out
+}
+
 /// Capitalized words that name no particular thing: days, months, units, titles.
 const COMMON_NAMES: &[&str] = &[
     "Monday",
@@ -1630,6 +1959,13 @@ fn own_list_item(folded: &str, q: &Quantity) -> bool {
 fn list_marker(folded: &str, q: &Quantity) -> bool {
     let before = &folded[..q.start];
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    // A keycap digit (`1️⃣ 联系管理员`) is an emoji bullet.
+    if folded[q.end..]
+        .trim_start_matches('\u{fe0f}')
+        .starts_with('\u{20e3}')
+    {
+        return true;
+    }
     // A log line's timestamp (`[12:04:31] search_docs started`), a chat message's time
     // after its sender (`**weather-bot** 10:42`).
     if q.dim == Dim::Clock && {
@@ -1806,6 +2142,9 @@ pub struct Evidence {
     /// The names an answer gives the entity records (see [`Evidence::aliases`]), with the
     /// answer (its folded text) they were learnt from.
     aliases: std::sync::Mutex<Option<(String, Aliases)>>,
+    /// The entity records an answer names, and whether its question names another (per
+    /// answer).
+    named: std::sync::Mutex<Option<(String, NamedRecords)>>,
     /// For evidence over [`FULL_SCAN`]: the answer's quantities some tool result states,
     /// found in one pass over the evidence for the ways each could be written.
     stated: std::sync::Mutex<std::collections::HashMap<DeriveKey, bool>>,
@@ -1817,6 +2156,8 @@ pub struct Evidence {
 
 /// Per entity record, the names an answer gives it.
 type Aliases = std::sync::Arc<Vec<Vec<String>>>;
+/// The entity records an answer names, and whether its question names another.
+type NamedRecords = std::sync::Arc<(Vec<usize>, bool)>;
 
 type DeriveKey = (Dim, u64, u64, u8, bool, String, u8);
 
@@ -1991,12 +2332,14 @@ impl Evidence {
     /// `tools`: the text of every successful tool result; `process`: errors, arguments and
     /// names of the calls; `fetched`: URLs that successful calls carried.
     pub fn new(tools: &str, input: &str, process: &str, fetched: Vec<String>) -> Evidence {
+        // The input folded as the answer is (`終止通知期` reads as the answer's `终止通知期`).
+        let input_folded = numbers::fold(input);
         Evidence {
             tools_norm: OnceLock::new(),
             tools_folded: numbers::fold(tools),
             tools_lowered: OnceLock::new(),
-            input_norm: normalize(input),
-            input_folded: numbers::fold(input),
+            input_norm: normalize(&input_folded),
+            input_folded,
             process_norm: normalize(&numbers::fold(process)),
             process_quantities: numbers::scan(&numbers::fold(process)),
             fetched,
@@ -2010,6 +2353,7 @@ impl Evidence {
             line_keys: OnceLock::new(),
             entity_records: OnceLock::new(),
             aliases: std::sync::Mutex::new(None),
+            named: std::sync::Mutex::new(None),
             placeholder_ends: OnceLock::new(),
             derived: Default::default(),
             stated: Default::default(),
@@ -2298,6 +2642,17 @@ impl Evidence {
                 in_tools[i] |= evidence.contains(&skeleton(&keys[i]));
             }
         }
+        // A name shortened before its version (`py3.8` for `Python 3.8`, `node18` for
+        // `Node.js 18`): the evidence names it in full beside the same version.
+        for (i, c) in analysis.claims.iter().enumerate() {
+            if !in_tools[i]
+                && c.fact.kind == FactKind::Identifier
+                && !self.large()
+                && let Some(full) = shortened_version(&c.fact.text)
+            {
+                in_tools[i] = full.is_match(&self.tools_folded);
+            }
+        }
         let in_input = found(&keys, &self.input_norm);
         let mut in_process = found(&keys, &self.process_norm);
         // A call quoted as code (`train_status(train="G102")`) names the process when each
@@ -2458,7 +2813,8 @@ impl Evidence {
                 if c.fact.kind == FactKind::Identifier
                     && !in_tools[i]
                     && c.fact.text.bytes().all(|b| b.is_ascii_uppercase())
-                    && capitals_line(&analysis.folded, c.at)
+                    && (capitals_line(&analysis.folded, c.at)
+                        || bracket_tag(&analysis.folded, c.at))
                 {
                     return Support::Example;
                 }
@@ -2472,6 +2828,18 @@ impl Evidence {
                         && !self.latin
                         && latin_script(&c.fact.text)
                         && !in_tools[i])
+                {
+                    return Support::Example;
+                }
+                // The reply's own figure of speech (`一块像“会员费”`, `think of it as "a
+                // meter"`) and its letter's salutation or sign-off are its own words.
+                if (c.fact.kind == FactKind::Quote
+                    && !in_tools[i]
+                    && !c.fact.text.contains(|ch: char| ch.is_ascii_digit())
+                    && analogy(&analysis.folded, c.at))
+                    || (matches!(c.fact.kind, FactKind::Name | FactKind::Identifier)
+                        && !in_tools[i]
+                        && letter_formula(&analysis.folded, c.at))
                 {
                     return Support::Example;
                 }
@@ -2530,7 +2898,22 @@ impl Evidence {
                     {
                         return Support::Input;
                     }
-                    return self.quantity_support(q, c, analysis, &periods, &named);
+                    let support = self.quantity_support(q, c, analysis, &periods, &named);
+                    // `九點半` with no 上午/晚上 is a time on a twelve-hour dial: 21:30 too.
+                    if support == Support::Unsupported
+                        && q.dim == Dim::Clock
+                        && q.value < 720.0
+                        && twelve_hour(&analysis.folded, q)
+                    {
+                        let mut evening = q.clone();
+                        evening.value += 720.0;
+                        evening.raw += 720.0;
+                        let later = self.quantity_support(&evening, c, analysis, &periods, &named);
+                        if later.supported() {
+                            return later;
+                        }
+                    }
+                    return support;
                 }
                 // A URL that a successful call carried was read.
                 let fetched = c.fact.kind == FactKind::Url
@@ -2635,6 +3018,20 @@ impl Evidence {
                 Err(why) => Support::WrongContext(why),
             };
         }
+        // The answer's own arithmetic ending in `q` (`6 + 18 = 24 美元`): its result is
+        // derived where the sum holds and an operand is the evidence's (the operands are
+        // claims of their own).
+        if let Some(clause) = analysis.clauses.get(claim.clause)
+            && let Some((expr, operands)) =
+                shown_arithmetic(&analysis.folded[clause.start..q.start], q.raw)
+            && operands.iter().any(|o| {
+                evidence
+                    .iter()
+                    .any(|(e, _)| (e.raw - o).abs() < 1e-9 || (e.value - o).abs() < 1e-9)
+            })
+        {
+            return Support::Derived(format!("the answer's own {expr}"));
+        }
         // `打 85 折` is the price less 15%: a discount the evidence states.
         if q.dim == Dim::Percent
             && q.scale == 10.0
@@ -2689,9 +3086,48 @@ impl Evidence {
         }
         let ratio = after.trim_start().starts_with(['倍', 'x', '×'])
             || after.trim_start().starts_with("times");
+        // A bare number computed from amounts needs its own clause to compute ("相差 14"),
+        // not a neighbour's ("省 15%，另外有 14 日试用").
+        let clause_cue = cue
+            && analysis.clauses.get(claim.clause).is_some_and(|c| {
+                let t = analysis.folded[c.start..c.end].to_ascii_lowercase();
+                let sp = spaced(&t);
+                computing(&t)
+                    || COMPUTING.iter().any(|w| {
+                        if w.is_ascii() {
+                            sp.contains(&format!(" {w}"))
+                        } else {
+                            t.contains(w)
+                        }
+                    })
+            });
+        // Two prices added are a total only where the clause says it totals ("Total for 1M
+        // input + 1M output: $24", "合计"); shown arithmetic is `shown_arithmetic`'s.
+        let sum_cue = clause_cue
+            && analysis.clauses.get(claim.clause).is_some_and(|c| {
+                let t = analysis.folded[c.start..c.end].to_lowercase();
+                [
+                    "total",
+                    "sum",
+                    "combined",
+                    "altogether",
+                    "合计",
+                    "总共",
+                    "一共",
+                    "共计",
+                    "加起来",
+                    "总计",
+                ]
+                .iter()
+                .any(|w| t.contains(w))
+            });
         let key = derive_key(
             q,
-            u8::from(ratio) | (u8::from(period) << 1) | (u8::from(cue) << 2),
+            u8::from(ratio)
+                | (u8::from(period) << 1)
+                | (u8::from(cue) << 2)
+                | (u8::from(clause_cue) << 3)
+                | (u8::from(sum_cue) << 4),
         );
         let known = self
             .derived
@@ -2726,7 +3162,14 @@ impl Evidence {
                 let near = near[line_from..line_to].to_ascii_lowercase();
                 PERIODS.iter().any(|w| near.contains(w))
             };
-            let how = derive(q, &pool, ratio, period, cue, &per_period);
+            let cues = Cues {
+                ratio,
+                period,
+                cue,
+                clause: clause_cue,
+                sum: sum_cue,
+            };
+            let how = derive(q, &pool, cues, &per_period);
             self.derived
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
@@ -3009,6 +3452,49 @@ impl Evidence {
         a
     }
 
+    /// The entity records the answer names by a key word no other record's line holds,
+    /// and whether the question names another one.
+    fn named_records(&self, analysis: &Analysis) -> NamedRecords {
+        let mut cache = self.named.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((text, n)) = cache.as_ref()
+            && *text == analysis.folded
+        {
+            return std::sync::Arc::clone(n);
+        }
+        let entities = self.entity_records();
+        let answer = normalize(&analysis.folded);
+        let names = |text: &str, l: usize| {
+            self.line_key(l).iter().any(|w| {
+                !w.is_empty()
+                    && text.contains(w.as_str())
+                    && entities
+                        .iter()
+                        .all(|o| *o == l || !self.line_norm(*o).contains(w.as_str()))
+            })
+        };
+        let named: Vec<usize> = entities
+            .iter()
+            .copied()
+            .filter(|l| names(&answer, *l))
+            .collect();
+        let input = normalize(&self.input_folded);
+        let asked_other = entities
+            .iter()
+            .any(|l| !named.contains(l) && names(&input, *l));
+        let n = std::sync::Arc::new((named, asked_other));
+        *cache = Some((analysis.folded.clone(), std::sync::Arc::clone(&n)));
+        n
+    }
+
+    /// The one entity record the answer names, where it names exactly one and its question
+    /// asks of no other ("atlas-medium-2 的输入价格是 3 美元……输出则是 75 美元" speaks of
+    /// medium throughout; "Team 有 SSO 吗" answered with a note on Business does not).
+    fn sole_record(&self, analysis: &Analysis) -> Option<usize> {
+        let n = self.named_records(analysis);
+        let (named, asked_other) = (&n.0, n.1);
+        (named.len() == 1 && !asked_other).then(|| named[0])
+    }
+
     /// The records of an entity: values of their own, several of them (`Train type:
     /// CR400BF` labels one value; a table's header holds none).
     fn entity_records(&self) -> &[usize] {
@@ -3110,10 +3596,34 @@ impl Evidence {
         // A cell of the answer's own table is attached to its row's key and its column's
         // header, not to the other cells' words (`MTok` of the price cells names no
         // context window).
-        let context = naming_words(
-            &answer_cell(&analysis.folded, clause, claim.at)
-                .unwrap_or_else(|| analysis.folded[clause.start..clause.end].to_string()),
-        );
+        let cell = answer_cell(&analysis.folded, clause, claim.at);
+        let in_cell = cell.is_some();
+        // A clause under a label of its line (`- Termination（§9.2）：任一方须提前 30 天`) is
+        // read with the label's words.
+        let labelled = || {
+            let from = line_start(&analysis.folded, clause.start);
+            let lead = &analysis.folded[from..clause.start];
+            // The line's first colon, where it ends a short label (not `08:05`'s).
+            let label = lead
+                .char_indices()
+                .find(|&(i, c)| {
+                    c == '：'
+                        || (c == ':' && !lead[i + 1..].starts_with(|d: char| d.is_ascii_digit()))
+                })
+                .map_or("", |(i, _)| &lead[..i]);
+            // Only for the clause right after it (`alpha-1: $2, beta-1: $5` labels $2 only).
+            let right_after = lead[label.len()..]
+                .trim_start_matches([':', '：'])
+                .trim()
+                .is_empty();
+            let label = if label.chars().count() <= 40 && right_after {
+                label
+            } else {
+                ""
+            };
+            format!("{label} {}", &analysis.folded[clause.start..clause.end])
+        };
+        let context = naming_words(&cell.unwrap_or_else(labelled));
         let like = |e: &Quantity| like_quantities(q, e);
         // Only records say what a number is attached to: table rows, `label: value` lines,
         // list items; a line of wrapped prose may cut a sentence anywhere.
@@ -3123,9 +3633,11 @@ impl Evidence {
         }
         // A clause that names another record by its key attaches `q` to that record, alike
         // numbers there or not ("Pro also comes with a 99.95% uptime SLA" where 99.95% is
-        // Enterprise's).
+        // Enterprise's). A cell of the answer's table names its record by its row and
+        // column only (a notes column's "small 约为 medium 的 27%" names none).
         let clause_text = &analysis.folded[clause.start..clause.end];
-        if lines.iter().all(|l| record(*l))
+        if !in_cell
+            && lines.iter().all(|l| record(*l))
             && !comparing(clause_text)
             && let Some(r) = self.focus_within(self.entity_records(), claim, analysis, true)
             && !lines.contains(&r)
@@ -3136,6 +3648,24 @@ impl Evidence {
                 q.text(&analysis.folded).trim(),
                 self.tools_folded[s..e].trim()
             ));
+        }
+        // "Context 兩個都是 200K": a value said of every record the answer names is on each.
+        if !in_cell && universal(clause_text) && lines.iter().all(|l| record(*l)) {
+            let n = self.named_records(analysis);
+            if n.0.len() >= 2 && n.0.iter().any(|r| !lines.contains(r)) {
+                return Err(format!(
+                    "`{}` is said of every record the answer names, but the evidence has it on “{}” only",
+                    q.text(&analysis.folded).trim(),
+                    lines
+                        .iter()
+                        .map(|l| {
+                            let (s, e) = all[*l];
+                            self.tools_folded[s..e].trim()
+                        })
+                        .collect::<Vec<_>>()
+                        .join("”, “")
+                ));
+            }
         }
         let mut like_lines: Vec<usize> = self
             .quantities()
@@ -3366,8 +3896,15 @@ impl Evidence {
                 .claims
                 .iter()
                 .any(|c| c.clause == claim.clause + 1 && c.quantity.is_some());
+            // A semicolon ends a statement: "奥斯陆在下小雨，风速 18 km/h；里斯本是晴天" does not
+            // name Lisbon for the 18 km/h.
+            let apart = analysis.folded[here.end.min(next.start)..next.start].contains([';', '；'])
+                || analysis.folded[here.start..here.end]
+                    .trim_end()
+                    .ends_with([';', '；']);
             // "上下文窗口 100K，只有 medium 的一半" sets the value against medium's.
-            let relates = comparing(text(next))
+            let relates = apart
+                || comparing(text(next))
                 || ["一半", "倍", "half", "twice", "times"]
                     .iter()
                     .any(|w| text(next).contains(w));
@@ -3426,7 +3963,17 @@ impl Evidence {
                     c.clause == i && c.quantity.as_ref().is_some_and(|o| like_quantities(q, o))
                 })
             })
-            .find_map(|i| named_in(text(&clauses[i]), false))
+            // A comparison's other side is no focus ("input $0.80 vs medium 的 $3" speaks of
+            // small): only what precedes its comparing word names one.
+            .find_map(|i| named_in(before_comparison(text(&clauses[i])), false))
+            // A cell of the answer's table is named by its row, not by the answer.
+            .or_else(|| {
+                answer_cell(&analysis.folded, here, claim.at)
+                    .is_none()
+                    .then(|| self.sole_record(analysis))
+                    .flatten()
+                    .filter(|l| candidates.contains(l))
+            })
     }
 
     /// Whether the other numbers `q`'s sentence states all come from one record that
@@ -3444,7 +3991,10 @@ impl Evidence {
         let Some(clause) = self.checkable_clause(claim, analysis) else {
             return Ok(());
         };
-        if computing(&analysis.folded[clause.start..clause.end]) {
+        // A computation's operands, and two values set against each other ("by 12 °C (19
+        // vs 7)"), come from wherever the answer says.
+        let text = &analysis.folded[clause.start..clause.end];
+        if computing(text) || comparing(text) {
             return Ok(());
         }
         let all = self.lines();
@@ -3707,8 +4257,53 @@ fn shared(words: &[String], line: &str) -> usize {
 fn computing(clause: &str) -> bool {
     let b = clause.as_bytes();
     clause.contains(['≈', '=', '÷', '×'])
+        // `1M input + 1M output`: a sum of quantities.
+        || clause.match_indices(" + ").any(|(at, _)| {
+            clause[..at].ends_with(|c: char| c.is_alphanumeric())
+                && clause[at + 3..].starts_with(|c: char| c.is_ascii_digit() || c == '$')
+        })
         || (1..b.len().saturating_sub(1))
             .any(|i| b[i] == b'/' && b[i - 1].is_ascii_digit() && b[i + 1].is_ascii_digit())
+}
+
+/// Whether a clause says its value of every entity it speaks of ("both are 200K", "兩個都是
+/// 200K", "两者均为").
+fn universal(clause: &str) -> bool {
+    let sp = spaced(&clause.to_lowercase());
+    [" both ", " each of them", " all of them", " all three "]
+        .iter()
+        .any(|w| sp.contains(w))
+        || [
+            "两个都",
+            "两者都",
+            "两款都",
+            "两者均",
+            "两个均",
+            "三个都",
+            "都一样",
+            "皆为",
+        ]
+        .iter()
+        .any(|w| clause.contains(w))
+}
+
+/// A clause up to its first comparing word (all of it where it compares nothing).
+fn before_comparison(clause: &str) -> &str {
+    let lower = clause.to_ascii_lowercase();
+    let at = [
+        " vs",
+        " versus ",
+        " than ",
+        " compared ",
+        " against ",
+        "比",
+        "相较",
+    ]
+    .iter()
+    .filter_map(|w| lower.find(w))
+    .min()
+    .unwrap_or(clause.len());
+    &clause[..at]
 }
 
 /// Whether a clause compares ("vs", "than", "比", "相比").
@@ -3890,14 +4485,34 @@ const PERIODS: &[&str] = &[
 
 /// A computation from evidence numbers that gives `q`: a difference, sum or product of
 /// two, a percentage of one by another, a percentage off or on, a plain conversion.
+/// What the answer's words around a number say it computes.
+#[derive(Clone, Copy)]
+struct Cues {
+    /// Written as a ratio (`3.75 倍`, `5x`).
+    ratio: bool,
+    /// Its sentence names a period (a rate converts).
+    period: bool,
+    /// Its sentence compares or computes.
+    cue: bool,
+    /// Its own clause does.
+    clause: bool,
+    /// Its own clause totals.
+    sum: bool,
+}
+
 fn derive(
     q: &Quantity,
     distinct: &[&Quantity],
-    ratio: bool,
-    period: bool,
-    cue: bool,
+    cues: Cues,
     per_period: &dyn Fn(&Quantity) -> bool,
 ) -> Option<String> {
+    let Cues {
+        ratio,
+        period,
+        cue,
+        clause: clause_cue,
+        sum: sum_cue,
+    } = cues;
     // The evidence quantities a computation giving `q` could start from.
     let relevant = |e: &Quantity| match q.dim {
         Dim::Money(_) => matches!(
@@ -3925,7 +4540,8 @@ fn derive(
             // Differences and sums of like quantities, where the sentence says it compares or
             // adds: `12 °C` warmer, `5 h 23 min` apart ("output 是 $12" is no difference).
             // Prices are where a list's numbers differ by chance, so money needs the cue.
-            let bare = cue && q.dim == Dim::Plain && q.word.is_empty() && a.dim != Dim::Plain;
+            let bare =
+                clause_cue && q.dim == Dim::Plain && q.word.is_empty() && a.dim != Dim::Plain;
             let money = matches!(q.dim, Dim::Money(_));
             if same_kind(a, b) && ((same_kind(q, a) && (cue || !money)) || bare)
                 || (a.dim == Dim::Clock && b.dim == Dim::Clock && q.dim == Dim::Duration)
@@ -3935,8 +4551,11 @@ fn derive(
                 if hit((av - bv).abs()) {
                     return Some(format!("the difference of {} and {}", fmt(a), fmt(b)));
                 }
-                // Sums of durations and counts (a total); two prices added are rarely asked.
-                if matches!(a.dim, Dim::Duration | Dim::Plain) && hit(av + bv) {
+                // Sums of durations and counts (a total); two prices added are rarely asked,
+                // so only where the clause says it totals them.
+                if (matches!(a.dim, Dim::Duration | Dim::Plain) || (money && sum_cue))
+                    && hit(av + bv)
+                {
                     return Some(format!("the sum of {} and {}", fmt(a), fmt(b)));
                 }
             }
@@ -4749,6 +5368,242 @@ mod tests {
         // A path is a fact.
         let a = analysis("The config lives at ~/.exctl/config.yaml by default.", "");
         assert!(judged(&ev, &a).contains(&("~/.exctl/config.yaml".into(), false)));
+    }
+
+    #[test]
+    fn fresh_15s_bullets_tags_absences_and_intentions_assert_nothing() {
+        let input = "exctl 的请求超时怎么改？默认是多少？";
+        // Keycap digits are bullets.
+        assert!(!asserts(
+            "抱歉，文档搜索没有权限。建议您：\n1️⃣ 联系管理员\n2️⃣ 稍后再试",
+            input
+        ));
+        // A bracketed tag opening a line is a label; "no … available" reports an absence.
+        assert!(!asserts(
+            "[BUG] The catalog server is down.\n[KNOWN ISSUE] No input price or context size available this session.",
+            "What's the input price of atlas-medium-2?"
+        ));
+        // What could not be determined is not stated.
+        assert!(!asserts(
+            "**Impact:** The termination notice period and the late fee could not be determined.",
+            "What's the termination notice period in contract.pdf?"
+        ));
+        // An intention the failure stopped.
+        assert!(!asserts(
+            "今天本来要给大家端上一道\"信义店周末营业时间攻略\"，结果返回的内容是空的。",
+            "信義店週末幾點開？"
+        ));
+        // A tag is a label in a grounded answer too.
+        let ev = Evidence::new("Pro: $20/month per seat", "", "", Vec::new());
+        assert_supported(&ev, &analysis("[UPDATE] Pro is $20/month per seat.", ""));
+    }
+
+    #[test]
+    fn a_record_the_answer_alone_names_carries_on_and_a_cell_reads_its_column() {
+        let asked = "beta-1 的价格和 context 是多少？";
+        let ev = Evidence::new(ALPHA_BETA, asked, "", Vec::new());
+        // The answer speaks of beta-1 only: the next sentence's price is beta-1's.
+        let a = analysis("beta-1 的价格是 $5，context 128K。续费则是 $2。", asked);
+        assert!(
+            judged(&ev, &a).contains(&("$2".into(), false)),
+            "{:?}",
+            ev.judge(&a)
+        );
+        let a = analysis("beta-1 的价格是 $5，context 128K。续费则也是 $5。", asked);
+        assert_attached(&ev, &a);
+        // Not where the question asks of the other one.
+        let asked = "alpha-1 的 context 是多少？";
+        let a = analysis("context 是 64K。备注：beta-1 是 128K。", asked);
+        assert_attached(&Evidence::new(ALPHA_BETA, asked, "", Vec::new()), &a);
+        let ev = Evidence::new(ALPHA_BETA, "", "", Vec::new());
+        // A cell reads under its column header, whatever a notes column names.
+        let a = analysis(
+            "| 项目 | alpha-1 | beta-1 | 备注 |\n|---|---|---|---|\n| 价格 | $2 | $5 | alpha 约为 beta 的 40% |",
+            "",
+        );
+        assert_attached(&ev, &a);
+    }
+
+    #[test]
+    fn fresh_16s_letters_images_arithmetic_and_sources_read_as_meant() {
+        // Checking by way of a source points there.
+        assert!(!asserts(
+            "列車狀態查詢服務目前無法連線，建議您稍後再次查詢，或透過 12306 及車站現場公告確認。",
+            "G102 今天幾點開？"
+        ));
+        // But a setting "via" a flag is a claim.
+        assert!(asserts(
+            "查不到文档，不过一般通过 --timeout 60 来设置。",
+            "exctl 超时怎么改？"
+        ));
+        let pricing = "Pro: $20/month per seat, up to 10 seats\nModel API: $6 / MTok input, $18 / MTok output";
+        let ev = Evidence::new(pricing, "", "", Vec::new());
+        // An image the answer draws, a letter's salutation and signature, its own sum.
+        assert!(judged_all(
+            &ev,
+            &analysis(
+                "Dear Sir or Madam,\n\n可以把价格拆成两块来理解：一块像“按用量交的水电费”。输入 6 美元、输出 18 美元；如果各用了 100 万 token，就是 6 + 18 = 24 美元。\n\nYours faithfully,\nPricing Desk",
+                "",
+            ),
+        ));
+        // A wrong sum, or an image with a number in it, is still checked.
+        let j = judged(
+            &ev,
+            &analysis("输入输出各 100 万 token：6 + 18 = 26 美元。", ""),
+        );
+        assert!(j.contains(&("26 美元".into(), false)), "{j:?}");
+        let j = judged(&ev, &analysis("It works like \"a 30-day trial\".", ""));
+        assert!(j.iter().any(|(_, ok)| !ok), "{j:?}");
+        // A bare number is a difference only where its own clause computes.
+        let j = judged(
+            &ev,
+            &analysis(
+                "Pro 每席位 20 美元，输入 6 美元，另外新用户有 14 日免费试用。",
+                "",
+            ),
+        );
+        assert!(j.contains(&("14".into(), false)), "{j:?}");
+        // A name shortened before its version.
+        let ev = Evidence::new(
+            "libfoo 3.4.1: dropped Python 3.8 support",
+            "",
+            "",
+            Vec::new(),
+        );
+        assert_supported(&ev, &analysis("如果你还在 py3.8 上就得先升 Python。", ""));
+        let j = judged(&ev, &analysis("如果你还在 py3.9 上就得先升 Python。", ""));
+        assert!(j.contains(&("py3.9".into(), false)), "{j:?}");
+    }
+
+    #[test]
+    fn fresh_15s_comparisons_csv_rows_dials_and_both() {
+        let input = "atlas-small-2 跟 atlas-medium-2 哪个便宜？";
+        let models = "| model | input | context |\n|---|---|---|\n| atlas-medium-2 | $3 | 200K |\n| atlas-small-2 | $0.80 | 100K |";
+        let ev = Evidence::new(models, input, "", Vec::new());
+        // The other side of a comparison is no focus for what follows.
+        assert_attached(
+            &ev,
+            &analysis(
+                "atlas-small-2 比较便宜：input $0.80 vs medium 的 $3。Context 是 100K（medium 是 200K）。",
+                input,
+            ),
+        );
+        // "Both are 200K" is said of small too.
+        let j = judged(
+            &ev,
+            &analysis(
+                "atlas-small-2 便宜很多（$0.80 vs $3）。Context 两个都是 200K。",
+                input,
+            ),
+        );
+        assert!(j.contains(&("200K".into(), false)), "{j:?}");
+        // A CSV row is read field by field.
+        let ev = Evidence::new(
+            "Free: $0/month, 1 seat, 100 API calls per day",
+            "",
+            "",
+            Vec::new(),
+        );
+        assert_supported(
+            &ev,
+            &analysis(
+                "plan,price,seats,api_calls_per_day\nFree,$0/month,1,100",
+                "",
+            ),
+        );
+        // A Chinese hour with no part of the day reads on a twelve-hour dial.
+        let ev = Evidence::new("平日：11:00–21:30", "", "", Vec::new());
+        assert_supported(&ev, &analysis("平日十一點開門，九點半就打烊。", ""));
+        let j = judged(&ev, &analysis("平日十一點開門，早上九點半就打烊。", ""));
+        assert!(j.iter().any(|(_, ok)| !ok), "{j:?}");
+    }
+
+    #[test]
+    fn fresh_17s_formal_restatements_sessions_and_instructions_assert_nothing() {
+        let weather = "奧斯陸和里斯本現在哪裡比較暖？";
+        assert!(!asserts(
+            "敬啟者：\n\n承詢奧斯陸與里斯本目前何處較為溫暖一事，惟查詢均於三十秒後逾時，未能取得任何資料。",
+            weather
+        ));
+        // The question's terms quoted in Traditional characters are the question's.
+        assert!(!asserts(
+            "讀取逾時，本人不得就「終止通知期」及「逾期罰款」提供任何說明。",
+            "合約的終止通知期和逾期罰款是多少？"
+        ));
+        let pricing = "Example Cloud 的 Pro 套餐一个月多少钱？";
+        assert!(!asserts(
+            "定价页返回的内容是空的。可能是页面改版了，也可能需要登录才能看到。",
+            pricing
+        ));
+        let retries = "exctl 的重試次數怎麼設定？";
+        assert!(!asserts(
+            "搜尋結果是空的。設定項差一個字就可能讓設定無效，所以我不想憑印象給你。\n你可以這樣做：\n1. 在終端機執行 exctl 的說明指令，看看有沒有列出相關選項；",
+            retries
+        ));
+        // A terminal session that opens with the call, blank lines and all.
+        let a = analysis(
+            "$ train_status --train G102\nerror: tool `train_status` not found\n\n$ echo $?\n1\n\nThe plugin isn't installed.",
+            "G102 今天几点发车？",
+        );
+        let ev = Evidence::new(
+            "",
+            "G102 今天几点发车？",
+            "train_status(train=\"G102\"): tool `train_status` not found",
+            Vec::new(),
+        );
+        let judged = ev.judge(&a);
+        assert!(judged.iter().all(|s| !s.is_claim()), "{judged:?}");
+    }
+
+    #[test]
+    fn fresh_17s_totals_json_values_semicolons_and_labels_read_in_place() {
+        let pricing = "Pro: $20/month per seat\nModel API: $6 / MTok input, $18 / MTok output";
+        let ev = Evidence::new(pricing, "", "", Vec::new());
+        // Two prices add up only where the clause totals them.
+        assert!(judged_all(&ev, &analysis("| Total for both | $24 |", "")));
+        let j = judged(
+            &ev,
+            &analysis("Input is $6 and output $18, so it's $24 a seat.", ""),
+        );
+        assert!(j.contains(&("$24".into(), false)), "{j:?}");
+        // A JSON string value is text, not a quotation.
+        assert!(judged_all(
+            &ev,
+            &analysis(
+                "```json\n[{\"field\": \"输入价格\", \"value\": \"每百万 token 6 美元\"}]\n```",
+                ""
+            )
+        ));
+        let cities = "Oslo: 7 °C, light rain, wind 18 km/h\nLisbon: 19 °C, sunny, wind 9 km/h";
+        let asked = "奥斯陆和里斯本现在哪个更暖和？";
+        let ev = Evidence::new(cities, asked, "", Vec::new());
+        // A semicolon parts two cities' statements; two values set against each other.
+        assert_attached(
+            &ev,
+            &analysis(
+                "奥斯陆 7 °C，里斯本 19 °C。奥斯陆在下小雨，风速 18 km/h；里斯本是晴天，风速 9 km/h。",
+                asked,
+            ),
+        );
+        assert_attached(
+            &ev,
+            &analysis(
+                "Lisbon, by 12 °C (19 vs 7). Sunny there.",
+                "Oslo or Lisbon?",
+            ),
+        );
+        // A clause reads with its line's label.
+        let ev = Evidence::new(
+            "Team: retention 90 days\nBusiness: retention 365 days",
+            "",
+            "",
+            Vec::new(),
+        );
+        let j = judged(
+            &ev,
+            &analysis("- Team：保留 365 天。\n- Business：保留 365 天。", ""),
+        );
+        assert!(j.contains(&("365 天".into(), false)), "{j:?}");
     }
 
     #[test]
