@@ -2368,13 +2368,14 @@ impl Evidence {
 
     fn quantities(&self) -> &[(Quantity, usize)] {
         self.quantities.get_or_init(|| {
-            let lines = self.lines();
-            let mut qs: Vec<(Quantity, usize)> = numbers::scan(self.scanned())
+            // A quantity's line is the count of line breaks before it: those of the
+            // scanned part alone (all lines of large evidence are not needed for it).
+            let scanned = self.scanned();
+            let breaks: Vec<usize> = memchr::memchr_iter(b'\n', scanned.as_bytes()).collect();
+            let mut qs: Vec<(Quantity, usize)> = numbers::scan(scanned)
                 .into_iter()
                 .map(|q| {
-                    let line = lines
-                        .partition_point(|(s, _)| *s <= q.start)
-                        .saturating_sub(1);
+                    let line = breaks.partition_point(|&n| n < q.start);
                     (implied_unit(&self.tools_folded, q), line)
                 })
                 .collect();
