@@ -135,11 +135,12 @@ fn embedded_json(s: &str) -> Option<serde_json::Value> {
 /// case-insensitively.
 #[cfg(test)]
 fn mentions_url(text: &str, url: &str) -> bool {
-    mentions_url_lower(&text.to_ascii_lowercase(), url)
+    mentions_url_in(text, &std::sync::OnceLock::new(), url)
 }
 
-/// [`mentions_url`] over a text already in ASCII lowercase.
-fn mentions_url_lower(hay: &str, url: &str) -> bool {
+/// [`mentions_url`], with `lowered` the text's lowercased copy where one is needed
+/// (see [`super::multisearch::find_iter_ignore_case`]), made once for every URL.
+fn mentions_url_in(hay: &str, lowered: &std::sync::OnceLock<Vec<u8>>, url: &str) -> bool {
     let url = url.trim();
     if url.is_empty() {
         return false;
@@ -152,13 +153,14 @@ fn mentions_url_lower(hay: &str, url: &str) -> bool {
             .next()
             .is_none_or(|c| c.is_whitespace() || "\"'<>()[]{}`，。；、】）".contains(c))
     };
-    memchr::memmem::find_iter(hay.as_bytes(), needle.as_bytes())
+    super::multisearch::find_iter_ignore_case(hay, lowered, needle.as_bytes(), 0)
         .any(|at| ends_token(&hay[at + needle.len()..]))
 }
 
 /// Cited URLs (the `citations` field, and URLs the answer names outside talk of the
 /// process) that no successful call carried or returned: citations of pages never read.
-/// Each URL is looked up once; the evidence is lowercased once, and only if needed.
+/// Each URL is looked up once; the evidence is lowercased once, and only if a URL has
+/// no run without letters to be found by.
 pub fn forged_urls(cited: &[String], fetched: &[String], evidence: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -167,8 +169,8 @@ pub fn forged_urls(cited: &[String], fetched: &[String], evidence: &str) -> Vec<
         if !seen.insert(url.as_str()) {
             continue;
         }
-        let known = fetched.iter().any(|f| same_url(f, url))
-            || mentions_url_lower(lower.get_or_init(|| evidence.to_ascii_lowercase()), url);
+        let known =
+            fetched.iter().any(|f| same_url(f, url)) || mentions_url_in(evidence, &lower, url);
         if !known {
             out.push(url.clone());
         }

@@ -2287,6 +2287,8 @@ pub struct Evidence {
     stated: std::sync::Mutex<std::collections::HashMap<DeriveKey, bool>>,
     /// Computations already looked for, by quantity: an answer repeats its numbers.
     derived: std::sync::Mutex<std::collections::HashMap<DeriveKey, Option<String>>>,
+    /// [`Evidence::lines_stating`] by quantity, for the same reason.
+    stating: std::sync::Mutex<std::collections::HashMap<(DeriveKey, u64), Vec<usize>>>,
 }
 
 /// Per entity record, the names an answer gives it.
@@ -2498,6 +2500,7 @@ impl Evidence {
             placeholder_ends: OnceLock::new(),
             derived: Default::default(),
             stated: Default::default(),
+            stating: Default::default(),
         }
     }
 
@@ -2508,13 +2511,14 @@ impl Evidence {
 
     fn quantities(&self) -> &[(Quantity, usize)] {
         self.quantities.get_or_init(|| {
-            let lines = self.lines();
-            let mut qs: Vec<(Quantity, usize)> = numbers::scan(self.scanned())
+            // A quantity's line is the count of line breaks before it: those of the
+            // scanned part alone (all lines of large evidence are not needed for it).
+            let scanned = self.scanned();
+            let breaks: Vec<usize> = memchr::memchr_iter(b'\n', scanned.as_bytes()).collect();
+            let mut qs: Vec<(Quantity, usize)> = numbers::scan(scanned)
                 .into_iter()
                 .map(|q| {
-                    let line = lines
-                        .partition_point(|(s, _)| *s <= q.start)
-                        .saturating_sub(1);
+                    let line = breaks.partition_point(|&n| n < q.start);
                     (implied_unit(&self.tools_folded, q), line)
                 })
                 .collect();
@@ -2578,10 +2582,11 @@ impl Evidence {
         let text = self.tools_folded.as_str();
         let mut checks = 0usize;
         let stated_cell = std::cell::RefCell::new(&mut stated);
-        search_while(
+        super::multisearch::search_numbers_while(
             text,
             &self.tools_lowered,
             &patterns,
+            |start, end| whole_number(text, start, end),
             |at| owners[at].iter().any(|w| !stated_cell.borrow()[*w]),
             &mut |at, start, end| {
                 if checks > FIND_CHECKS || !whole_number(text, start, end) {
@@ -2643,6 +2648,18 @@ impl Evidence {
 
     /// The evidence lines holding a quantity that states `q`, each once, in order.
     fn lines_stating(&self, q: &Quantity) -> Vec<usize> {
+        // Everything of `q` the lookup reads (`same_as`, `rounding`): not where it stands.
+        let key = (derive_key(q, 0), q.scale.to_bits());
+        let lock = || self.stating.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(lines) = lock().get(&key) {
+            return lines.clone();
+        }
+        let lines = self.lines_stating_uncached(q);
+        lock().insert(key, lines.clone());
+        lines
+    }
+
+    fn lines_stating_uncached(&self, q: &Quantity) -> Vec<usize> {
         let qs = self.quantities();
         let index = self.index();
         let mut hits: Vec<u32> = Vec::new();
@@ -2684,7 +2701,7 @@ impl Evidence {
         self.lines.get_or_init(|| {
             let mut out = Vec::new();
             let mut start = 0;
-            for (i, _) in self.tools_folded.match_indices('\n') {
+            for i in memchr::memchr_iter(b'\n', self.tools_folded.as_bytes()) {
                 out.push((start, i));
                 start = i + 1;
             }

@@ -150,41 +150,88 @@ pub fn fold(s: &str) -> String {
     }
     // Most characters fold to themselves: the text is copied in runs, broken only where
     // one changes (a push per character was a third of the tracer's time on CJK text).
+    // ASCII is skipped eight bytes at a time, and an ideograph (three bytes) is decoded
+    // and looked up in place.
+    let (table, changes) = simplified_table();
+    let b = s.as_bytes();
     let mut out = String::with_capacity(s.len());
     let mut copied = 0;
-    for (i, c) in s.char_indices() {
-        if c.is_ascii() {
+    let mut i = 0;
+    while i < b.len() {
+        while i + 8 <= b.len()
+            && u64::from_le_bytes(b[i..i + 8].try_into().expect("eight bytes"))
+                & 0x8080_8080_8080_8080
+                == 0
+        {
+            i += 8;
+        }
+        let Some(&lead) = b.get(i) else { break };
+        if lead < 0x80 {
+            i += 1;
             continue;
         }
-        let folded = simplified(match c {
-            '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
-            '\u{3000}' | '\u{00A0}' | '\u{202F}' | '\u{2009}' => ' ',
-            '\u{FFE5}' => '¥',
-            '\u{FFE0}' => '¢',
-            c => crate::text::fold_dash(c),
-        });
+        let (c, folded) = if (0xE0..0xF0).contains(&lead) {
+            let code = u32::from(lead & 0x0F) << 12
+                | u32::from(b[i + 1] & 0x3F) << 6
+                | u32::from(b[i + 2] & 0x3F);
+            if (SIMPLIFIED_FROM..SIMPLIFIED_TO).contains(&code) {
+                // Most ideographs are Simplified already: one bit says so.
+                let k = (code - SIMPLIFIED_FROM) as usize;
+                if changes[k / 64] >> (k % 64) & 1 == 0 {
+                    i += 3;
+                    continue;
+                }
+                (char::from_u32(code).unwrap_or('\u{FFFD}'), table[k])
+            } else {
+                let c = char::from_u32(code).unwrap_or('\u{FFFD}');
+                (c, fold_char(c))
+            }
+        } else {
+            let c = s[i..].chars().next().expect("a character at a boundary");
+            (c, fold_char(c))
+        };
         if folded != c {
             out.push_str(&s[copied..i]);
             out.push(folded);
             copied = i + c.len_utf8();
         }
+        i += c.len_utf8();
     }
     out.push_str(&s[copied..]);
     out
 }
 
+/// One character as [`fold`] folds it.
+fn fold_char(c: char) -> char {
+    simplified(match c {
+        '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+        '\u{3000}' | '\u{00A0}' | '\u{202F}' | '\u{2009}' => ' ',
+        '\u{FFE5}' => '¥',
+        '\u{FFE0}' => '¢',
+        c => crate::text::fold_dash(c),
+    })
+}
+
+/// The ideograph blocks [`simplified`]'s table covers.
+const SIMPLIFIED_FROM: u32 = 0x3400;
+const SIMPLIFIED_TO: u32 = 0xA000;
+
 /// A Traditional Chinese character as Simplified (`義` as `义`), from a table of the
 /// ideograph blocks built once from fast2s's mapping.
 fn simplified(c: char) -> char {
-    const FROM: u32 = 0x3400;
-    const TO: u32 = 0xA000;
-    static TABLE: OnceLock<Vec<char>> = OnceLock::new();
     let code = c as u32;
-    if !(FROM..TO).contains(&code) {
+    if !(SIMPLIFIED_FROM..SIMPLIFIED_TO).contains(&code) {
         return c;
     }
-    let table = TABLE.get_or_init(|| {
-        (FROM..TO)
+    simplified_table().0[(code - SIMPLIFIED_FROM) as usize]
+}
+
+/// [`simplified`] of every code point of the ideograph blocks, and a bit per code point
+/// set where that changes it; built once.
+fn simplified_table() -> (&'static [char], &'static [u64]) {
+    static TABLE: OnceLock<(Vec<char>, Vec<u64>)> = OnceLock::new();
+    let (table, changes) = TABLE.get_or_init(|| {
+        let table: Vec<char> = (SIMPLIFIED_FROM..SIMPLIFIED_TO)
             .map(|u| {
                 let c = char::from_u32(u).unwrap_or(' ');
                 let mut s = fast2s::convert(c.encode_utf8(&mut [0; 4]));
@@ -193,9 +240,16 @@ fn simplified(c: char) -> char {
                     _ => c,
                 }
             })
-            .collect()
+            .collect();
+        let mut changes = vec![0u64; table.len().div_ceil(64)];
+        for (k, &to) in table.iter().enumerate() {
+            if to as u32 != SIMPLIFIED_FROM + k as u32 {
+                changes[k / 64] |= 1 << (k % 64);
+            }
+        }
+        (table, changes)
     });
-    table[(code - FROM) as usize]
+    (table, changes)
 }
 
 const ZH_DIGITS: &str = "零〇一二两三四五六七八九十百千万亿";
@@ -1252,6 +1306,7 @@ mod tests {
             "價格為 NT$１，２００元\u{00A0}起；時間 8點05分。義",
             "末尾是繁體字：萬",
             "é ü — ‐ − ok",
+            "a long run of ASCII before 萬 and after it, then ＡＢＣ and　more plain text 義",
         ] {
             assert_eq!(fold(s), reference(s), "{s}");
         }
