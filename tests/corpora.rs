@@ -20,7 +20,6 @@ const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-2", "added_fact", 0.94),
     ("fresh-3", "added_fact", 0.88),
     ("fresh-5", "added_fact", 0.88),
-    ("fresh-7", "grounded", 0.94),
     ("fresh-8", "added_fact", 0.94),
     ("fresh-13", "added_fact", 0.91),
     ("fresh-14", "added_fact", 0.92),

@@ -3028,12 +3028,21 @@ impl Evidence {
                 // check against: `Xinyi` translates `信義`, and a refusal's names are talk.
                 // So is a quotation; and a capitalized word in a heading or label is title case.
                 let in_label = clause.is_some_and(|cl| cl.label);
+                // A quotation in the other script than the evidence's translates it
+                // (`「逾期利息」` for "Overdue amounts bear interest").
+                let quote_translates = c.fact.kind == FactKind::Quote
+                    && self.has_tools
+                    && !in_tools[i]
+                    && if self.latin {
+                        !c.fact.text.contains(|ch: char| {
+                            ch.is_ascii_alphanumeric()
+                                || "〇零一二三四五六七八九十百千万亿两".contains(ch)
+                        }) && c.fact.text.chars().any(is_han)
+                    } else {
+                        latin_script(&c.fact.text)
+                    };
                 if (c.fact.kind == FactKind::Name && (!(self.has_tools && self.latin) || in_label))
-                    || (c.fact.kind == FactKind::Quote
-                        && self.has_tools
-                        && !self.latin
-                        && latin_script(&c.fact.text)
-                        && !in_tools[i])
+                    || quote_translates
                 {
                     return Support::Example;
                 }
@@ -3347,13 +3356,29 @@ impl Evidence {
                 .iter()
                 .any(|w| t.contains(w))
             });
+        let per_thousand = analysis.clauses.get(claim.clause).is_some_and(|c| {
+            let t = analysis.folded[c.start..c.end].to_lowercase();
+            [
+                "每千",
+                "per thousand",
+                "per 1k",
+                "per 1,000",
+                "per 1000",
+                "/1k",
+                "每 1,000",
+                "每1000",
+            ]
+            .iter()
+            .any(|w| t.contains(w))
+        });
         let key = derive_key(
             q,
             u8::from(ratio)
                 | (u8::from(period) << 1)
                 | (u8::from(cue) << 2)
                 | (u8::from(clause_cue) << 3)
-                | (u8::from(sum_cue) << 4),
+                | (u8::from(sum_cue) << 4)
+                | (u8::from(per_thousand) << 5),
         );
         let known = self
             .derived
@@ -3400,6 +3425,7 @@ impl Evidence {
                 clause: clause_cue,
                 sum: sum_cue,
                 asked,
+                per_thousand,
             };
             let how = derive(q, &pool, cues, &per_period);
             self.derived
@@ -3835,6 +3861,21 @@ impl Evidence {
         let Some(clause) = self.checkable_clause(claim, analysis) else {
             return Ok(());
         };
+        // A value restated in another unit in parentheses (`7 °C (44.6 °F)`) is read where
+        // the value before it is.
+        if let Some(open) = analysis.folded[..q.start]
+            .trim_end()
+            .strip_suffix(['(', '（'])
+            && analysis.claims.iter().any(|c| {
+                c.quantity.as_ref().is_some_and(|p| {
+                    p.end <= open.len()
+                        && analysis.folded[p.end..open.len()].trim().is_empty()
+                        && p.same_as(q)
+                })
+            })
+        {
+            return Ok(());
+        }
         let all = self.lines();
         // A cell of the answer's own table is attached to its row's key and its column's
         // header, not to the other cells' words (`MTok` of the price cells names no
@@ -4771,6 +4812,8 @@ struct Cues {
     sum: bool,
     /// The question asks for a comparison or a computation ("by how much", "差几度").
     asked: bool,
+    /// Its clause prices per thousand (`每千 token 0.006 美元`, "per 1K tokens").
+    per_thousand: bool,
 }
 
 fn derive(
@@ -4786,6 +4829,7 @@ fn derive(
         clause: clause_cue,
         sum: sum_cue,
         asked,
+        per_thousand,
     } = cues;
     // The evidence quantities a computation giving `q` could start from.
     let relevant = |e: &Quantity| match q.dim {
@@ -4874,6 +4918,14 @@ fn derive(
                         return Some(format!("{} × {}", fmt(m), fmt(n)));
                     }
                 }
+            }
+        }
+    }
+    // A price per million restated per thousand.
+    if per_thousand && let Dim::Money(_) = q.dim {
+        for a in pool.iter().filter(|a| same_kind(q, a)) {
+            if hit(a.value / 1000.0) {
+                return Some(format!("{} per million, per thousand", fmt(a)));
             }
         }
     }
@@ -6058,6 +6110,59 @@ mod tests {
         let j = judged(&ev, &analysis("$5. Context window: 64K.", asked));
         assert!(j.contains(&("64K".into(), false)), "{j:?}");
         assert_attached(&ev, &analysis("$5. Context window: 128K.", asked));
+    }
+
+    #[test]
+    fn fresh_21s_translations_conversions_and_pointers() {
+        // A page described by what it would show points there.
+        assert!(!asserts(
+            "The page reader isn't installed (tool `read_page` not found), so I couldn't open the pricing page, the one that would show the Pro plan and the model API rates.",
+            "How much is the Pro plan, and what does the model API cost?"
+        ));
+        // A quotation in the other script than the evidence translates it.
+        let ev = Evidence::new(
+            "Section 7.1 Late payment. Overdue amounts bear interest of 1.5% per month.",
+            "",
+            "",
+            Vec::new(),
+        );
+        assert!(judged_all(
+            &ev,
+            &analysis("合約寫的是「逾期利息」：每月按 1.5% 計息。", "")
+        ));
+        // A value restated in another unit in parentheses reads where the value does.
+        let ev = Evidence::new(
+            "Oslo: 7 °C, light rain\nLisbon: 19 °C, sunny",
+            "Oslo or Lisbon?",
+            "",
+            Vec::new(),
+        );
+        assert_attached(
+            &ev,
+            &analysis(
+                "Lisbon is warmer: 19 °C (66.2 °F) and sunny vs. Oslo at 7 °C (44.6 °F) with light rain.",
+                "Oslo or Lisbon?",
+            ),
+        );
+        // A price per million restated per thousand, only where the clause says so.
+        let ev = Evidence::new(
+            "Model API: $6 / MTok input, $18 / MTok output",
+            "",
+            "",
+            Vec::new(),
+        );
+        assert!(judged_all(
+            &ev,
+            &analysis(
+                "输入每百万 token 6 美元（相当于每千 token 0.006 美元）。",
+                ""
+            )
+        ));
+        let j = judged(
+            &ev,
+            &analysis("输入每百万 token 6 美元，最低消费 0.006 美元。", ""),
+        );
+        assert!(j.contains(&("0.006 美元".into(), false)), "{j:?}");
     }
 
     #[test]
