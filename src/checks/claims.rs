@@ -973,30 +973,37 @@ impl Analysis {
 }
 
 /// Whether the line at `at` shows a call at a prompt (`> tool --flag value`, `$ tool …`)
-/// to a tool the trace holds (`process_norm`, normalized).
-fn shows_call(folded: &str, at: usize, process_norm: &str) -> bool {
-    // A terminal session that opens with the call: its other commands and their output
-    // (`$ echo $?` then `1`) are the session's too, up to a blank line.
-    let mut start = line_start(folded, at);
-    loop {
-        if prompt_call(folded, start, process_norm) {
-            return true;
+/// to a tool the trace holds, or belongs to the session that does (`sessions`, from
+/// [`session_lines`]).
+fn shows_call(sessions: &[(usize, bool)], folded: &str, at: usize) -> bool {
+    sessions
+        .binary_search_by_key(&line_start(folded, at), |(start, _)| *start)
+        .is_ok_and(|i| sessions[i].1)
+}
+
+/// Per line (by its start), whether it belongs to a terminal session that opens with the
+/// call: its other commands and their output (`$ echo $?` then `1`) are the session's too,
+/// up to a blank line — except a blank line before a further prompt. One pass over the
+/// lines, not a walk back from every fact.
+fn session_lines(folded: &str, process_norm: &str) -> Vec<(usize, bool)> {
+    let mut out = Vec::new();
+    let mut active = false;
+    let mut blank_before = false;
+    let mut start = 0;
+    for line in folded.split_inclusive('\n') {
+        if line.trim().is_empty() {
+            blank_before = true;
+        } else {
+            if blank_before && !line.trim_start().starts_with(['$', '>']) {
+                active = false;
+            }
+            blank_before = false;
+            active |= prompt_call(folded, start, process_norm);
         }
-        if start == 0 {
-            return false;
-        }
-        let mut previous = line_start(folded, start - 1);
-        // A blank line may part the session's commands (`$ echo $?` after the call's output).
-        let prompt = folded[start..].trim_start().starts_with(['$', '>']);
-        while prompt && previous > 0 && folded[previous..start].trim().is_empty() {
-            start = previous;
-            previous = line_start(folded, start - 1);
-        }
-        if folded[previous..start].trim().is_empty() {
-            return false;
-        }
-        start = previous;
+        out.push((start, active && !line.trim().is_empty()));
+        start += line.len();
     }
+    out
 }
 
 /// Whether the line at `start` is a prompt running a call the trace holds (`$ train_status
@@ -2855,6 +2862,8 @@ impl Evidence {
             }
         }
         let in_input = found(&keys, &self.input_norm);
+        // The answer's terminal-session lines, read once where a fact asks.
+        let sessions: OnceLock<Vec<(usize, bool)>> = OnceLock::new();
         let mut in_process = found(&keys, &self.process_norm);
         // A call quoted as code (`train_status(train="G102")`) names the process when each
         // of its names is a tool, an argument or a value the calls carried.
@@ -2981,7 +2990,14 @@ impl Evidence {
                 if own_labels[i] {
                     return Support::Example;
                 }
-                if !in_tools[i] && shows_call(&analysis.folded, c.at, &self.process_norm) {
+                if !in_tools[i]
+                    && shows_call(
+                        sessions
+                            .get_or_init(|| session_lines(&analysis.folded, &self.process_norm)),
+                        &analysis.folded,
+                        c.at,
+                    )
+                {
                     return Support::Process;
                 }
                 // Asked, not stated: "Q：G102 是几点？" restates the question.
