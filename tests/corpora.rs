@@ -25,6 +25,8 @@ const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-14", "added_fact", 0.92),
     ("fresh-17", "added_fact", 0.94),
     ("fresh-20", "added_fact", 0.92),
+    ("fresh-22", "added_fact", 0.92),
+    ("fresh-22", "grounded", 0.94),
 ];
 
 fn floor(corpus: &str, class: &str) -> f64 {
