@@ -5165,6 +5165,12 @@ mod tests {
         );
     }
 
+    /// With no tool result and the failed call's `process`, `a` claims nothing.
+    fn assert_no_claims(input: &str, process: &str, a: &Analysis) {
+        let judged = Evidence::new("", input, process, Vec::new()).judge(a);
+        assert!(judged.iter().all(|s| !s.is_claim()), "{judged:?}");
+    }
+
     fn asserts(answer: &str, input: &str) -> bool {
         crate::checks::read_answer(answer, "", input, Vec::new(), &Lexicon::builtin()).asserts()
     }
@@ -5889,14 +5895,11 @@ mod tests {
             "$ train_status --train G102\nerror: tool `train_status` not found\n\n$ echo $?\n1\n\nThe plugin isn't installed.",
             "G102 今天几点发车？",
         );
-        let ev = Evidence::new(
-            "",
+        assert_no_claims(
             "G102 今天几点发车？",
             "train_status(train=\"G102\"): tool `train_status` not found",
-            Vec::new(),
+            &a,
         );
-        let judged = ev.judge(&a);
-        assert!(judged.iter().all(|s| !s.is_claim()), "{judged:?}");
     }
 
     #[test]
@@ -6079,14 +6082,11 @@ mod tests {
             "14:02 Called get_weather(city=\"Oslo\") → connection refused\n14:03 Retried once → still connection refused",
             "Oslo or Lisbon?",
         );
-        let ev = Evidence::new(
-            "",
+        assert_no_claims(
             "Oslo or Lisbon?",
             "get_weather(city=\"Oslo\"): upstream server unavailable (connection refused)",
-            Vec::new(),
+            &a,
         );
-        let judged = ev.judge(&a);
-        assert!(judged.iter().all(|s| !s.is_claim()), "{judged:?}");
     }
 
     #[test]
