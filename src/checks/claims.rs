@@ -2289,6 +2289,8 @@ pub struct Evidence {
     /// The entity records an answer names, and whether its question names another (per
     /// answer).
     named: std::sync::Mutex<Option<(String, NamedRecords)>>,
+    /// Whether the question asks for a comparison or a computation (read once).
+    asks_computation: OnceLock<bool>,
     /// For evidence over [`FULL_SCAN`]: the answer's quantities some tool result states,
     /// found in one pass over the evidence for the ways each could be written.
     stated: std::sync::Mutex<std::collections::HashMap<DeriveKey, bool>>,
@@ -2504,6 +2506,7 @@ impl Evidence {
             entity_records: OnceLock::new(),
             aliases: std::sync::Mutex::new(None),
             named: std::sync::Mutex::new(None),
+            asks_computation: OnceLock::new(),
             placeholder_ends: OnceLock::new(),
             derived: Default::default(),
             stated: Default::default(),
@@ -3347,46 +3350,45 @@ impl Evidence {
             || after.trim_start().starts_with("times");
         // A bare number computed from amounts needs its own clause to compute ("相差 14"),
         // not a neighbour's ("省 15%，另外有 14 日试用").
+        // The claim's clause, lowercased once for the cues below.
+        let clause_text = analysis
+            .clauses
+            .get(claim.clause)
+            .map(|c| analysis.folded[c.start..c.end].to_lowercase());
+        let in_clause = |words: &[&str]| {
+            clause_text
+                .as_deref()
+                .is_some_and(|t| words.iter().any(|w| t.contains(w)))
+        };
         let clause_cue = cue
-            && analysis.clauses.get(claim.clause).is_some_and(|c| {
-                let t = analysis.folded[c.start..c.end].to_ascii_lowercase();
-                computing(&t) || says_computing(&t)
-            });
+            && clause_text
+                .as_deref()
+                .is_some_and(|t| computing(t) || says_computing(t));
         // Two prices added are a total only where the clause says it totals ("Total for 1M
         // input + 1M output: $24", "合计"); shown arithmetic is `shown_arithmetic`'s.
         let sum_cue = clause_cue
-            && analysis.clauses.get(claim.clause).is_some_and(|c| {
-                let t = analysis.folded[c.start..c.end].to_lowercase();
-                [
-                    "total",
-                    "sum",
-                    "combined",
-                    "altogether",
-                    "合计",
-                    "总共",
-                    "一共",
-                    "共计",
-                    "加起来",
-                    "总计",
-                ]
-                .iter()
-                .any(|w| t.contains(w))
-            });
-        let per_thousand = analysis.clauses.get(claim.clause).is_some_and(|c| {
-            let t = analysis.folded[c.start..c.end].to_lowercase();
-            [
-                "每千",
-                "per thousand",
-                "per 1k",
-                "per 1,000",
-                "per 1000",
-                "/1k",
-                "每 1,000",
-                "每1000",
-            ]
-            .iter()
-            .any(|w| t.contains(w))
-        });
+            && in_clause(&[
+                "total",
+                "sum",
+                "combined",
+                "altogether",
+                "合计",
+                "总共",
+                "一共",
+                "共计",
+                "加起来",
+                "总计",
+            ]);
+        let per_thousand = in_clause(&[
+            "每千",
+            "per thousand",
+            "per 1k",
+            "per 1,000",
+            "per 1000",
+            "/1k",
+            "每 1,000",
+            "每1000",
+        ]);
         let key = derive_key(
             q,
             u8::from(ratio)
@@ -3429,11 +3431,13 @@ impl Evidence {
                 let near = near[line_from..line_to].to_ascii_lowercase();
                 PERIODS.iter().any(|w| near.contains(w))
             };
-            // "多少" and "多久" ask for a value, not a comparison.
-            let input = ["多少", "多久", "多长", "多大"]
-                .iter()
-                .fold(self.input_folded.to_lowercase(), |t, w| t.replace(w, " "));
-            let asked = says_computing(&input);
+            let asked = *self.asks_computation.get_or_init(|| {
+                // "多少" and "多久" ask for a value, not a comparison.
+                let input = ["多少", "多久", "多长", "多大"]
+                    .iter()
+                    .fold(self.input_folded.to_lowercase(), |t, w| t.replace(w, " "));
+                says_computing(&input)
+            });
             let cues = Cues {
                 ratio,
                 period,
