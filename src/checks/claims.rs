@@ -214,8 +214,20 @@ impl Vocabulary {
         let mut words = Vec::new();
         let mut other = Vec::new();
         let mut openings = Vec::new();
+        let mut other_openings = Vec::new();
         for e in entries {
             let e = e.trim().to_lowercase();
+            // `^say you`: only where it opens a clause ("Say you stay 4 hours"; "which is
+            // to say you may expect" supposes nothing).
+            if let Some(opening) = e.strip_prefix('^') {
+                let opening = opening.trim();
+                if opening.is_ascii() {
+                    openings.push(format!("{} ", spaced(opening).trim()));
+                } else if !opening.is_empty() {
+                    other_openings.push(numbers::fold(opening));
+                }
+                continue;
+            }
             if e.is_empty() {
                 continue;
             }
@@ -238,11 +250,12 @@ impl Vocabulary {
         let build = |p: &[String]| {
             (!p.is_empty()).then(|| AhoCorasick::new(p).expect("vocabulary compiles"))
         };
+        other_openings.extend(other.iter().cloned());
         Vocabulary {
             words: build(&words),
             other: build(&other),
             openings,
-            other_openings: other,
+            other_openings,
         }
     }
 
@@ -1269,6 +1282,29 @@ fn shown_arithmetic(before: &str, value: f64) -> Option<(String, Vec<f64>)> {
     ((total - value).abs() <= 0.005 * value.abs().max(1.0)).then(|| (expr.to_string(), operands))
 }
 
+/// Whether a duration is a calendar's own factor that the answer's arithmetic converts by
+/// (`US$20 × 12 個月 = US$240`, `24 h × 7`): a constant it counts with, not a fact.
+fn calendar_factor(folded: &str, clause: &Clause, q: &Quantity) -> bool {
+    // (units, seconds per unit): a year's months, weeks and days, a week's days, a day's
+    // hours, an hour's minutes, a minute's seconds.
+    const FACTORS: &[(f64, f64)] = &[
+        (12.0, 2_592_000.0),
+        (52.0, 604_800.0),
+        (365.0, 86_400.0),
+        (7.0, 86_400.0),
+        (24.0, 3_600.0),
+        (60.0, 60.0),
+        (60.0, 1.0),
+    ];
+    if q.dim != Dim::Duration || !FACTORS.contains(&(q.raw, q.scale)) {
+        return false;
+    }
+    let before = folded[clause.start.min(q.start)..q.start].trim_end();
+    let after = folded[q.end..clause.end.max(q.end)].trim_start();
+    const OPERATORS: [char; 5] = ['×', '*', 'x', '/', '÷'];
+    (before.ends_with(OPERATORS) || after.starts_with(OPERATORS)) && after.contains(['=', '＝'])
+}
+
 /// Whether a quotation at `at` is introduced as a likeness (`像“会员费”`, `想成「额度」`,
 /// `think of it as "a meter"`): the answer's image, not the source's words. Only a quote
 /// without digits is an image: `something like "timeout: 60"` is a value.
@@ -1774,6 +1810,11 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
         if !(key_token(t) || short_flag) || overlaps(&taken, m.start(), m.start() + t.len()) {
             continue;
         }
+        // `−US$36.00` is an amount with its sign, no flag.
+        if t.starts_with('-') && folded[m.start() + t.len()..].starts_with(['$', '¥', '€', '£'])
+        {
+            continue;
+        }
         // A name without digits that labels the answer's own structure (`next_step: …`).
         let colon = folded[m.start() + t.len()..]
             .trim_start_matches(['"', ' '])
@@ -2108,14 +2149,21 @@ fn list_marker(folded: &str, q: &Quantity) -> bool {
 }
 
 /// Whether a clock time opens its line as one of a log's entries: another line opens
-/// with a clock time too.
+/// with a clock time too. A bullet may come first (`- 10:02 调用 …`).
 fn process_log(folded: &str, q: &Quantity) -> bool {
+    let unbulleted = |line: &str| {
+        line.trim_start()
+            .trim_start_matches(['-', '*', '+', '•', '·', '–', '—', '>'])
+            .trim_start()
+            .len()
+    };
     let start = line_start(folded, q.start);
-    if !folded[start..q.start].trim().is_empty() {
+    if unbulleted(&folded[start..q.start]) != 0 {
         return false;
     }
     let opens_with_clock = |line: &str| {
-        let t = line.trim_start().as_bytes();
+        let t = line.as_bytes();
+        let t = &t[t.len() - unbulleted(line)..];
         t.len() >= 4
             && t[0].is_ascii_digit()
             && (t[1] == b':' && t[2].is_ascii_digit() || t[2] == b':' && t[1].is_ascii_digit())
@@ -3150,7 +3198,8 @@ impl Evidence {
                     if matches!(q.dim, Dim::Plain | Dim::Duration)
                         && (clause.is_some_and(|cl| cl.hypothetical)
                             || declared.contains(&q.raw.to_bits())
-                            || clause.is_some_and(|cl| would_instance(&analysis.folded, cl, q)))
+                            || clause.is_some_and(|cl| would_instance(&analysis.folded, cl, q))
+                            || clause.is_some_and(|cl| calendar_factor(&analysis.folded, cl, q)))
                     {
                         return Support::Example;
                     }
@@ -3247,6 +3296,34 @@ impl Evidence {
         ends.iter().any(|&j| text[..j].ends_with(name.as_bytes()))
     }
 
+    /// An amount in a supposing clause that is the clause's own count times an evidence
+    /// amount of its currency (how, in words).
+    fn example_product(
+        &self,
+        q: &Quantity,
+        claim: &Claim,
+        analysis: &Analysis,
+        evidence: &[(Quantity, usize)],
+    ) -> Option<String> {
+        let clause = analysis.clauses.get(claim.clause)?;
+        if !clause.hypothetical || !matches!(q.dim, Dim::Money(_)) {
+            return None;
+        }
+        let tol = q.rounding() + 1e-9;
+        let counts = numbers::scan(&analysis.folded[clause.start..q.start.max(clause.start)]);
+        counts
+            .iter()
+            .filter(|n| matches!(n.dim, Dim::Plain | Dim::Duration) && n.raw > 1.0)
+            .find_map(|n| {
+                evidence
+                    .iter()
+                    .find(|(m, _)| {
+                        m.dim.same_currency(q.dim) && (m.value * n.raw - q.value).abs() <= tol
+                    })
+                    .map(|(m, _)| format!("the example's {} × {}", n.raw, m.raw))
+            })
+    }
+
     fn quantity_support<'a>(
         &self,
         q: &Quantity,
@@ -3272,14 +3349,20 @@ impl Evidence {
         } else {
             self.lines_stating(q)
         };
+        // An example's amount is its count times an evidence price ("5 个席位的 Pro 每月就是
+        // 100 美元" at $20 per seat), wherever else the evidence happens to hold the sum.
+        let example = || self.example_product(q, claim, analysis, evidence);
         if !matches.is_empty() {
             return match self
                 .context(&matches, q, claim, analysis)
                 .and_then(|()| self.sibling_record(&matches, q, claim, analysis))
             {
                 Ok(()) => Support::Tools,
-                Err(why) => Support::WrongContext(why),
+                Err(why) => example().map_or(Support::WrongContext(why), Support::Derived),
             };
+        }
+        if let Some(how) = example() {
+            return Support::Derived(how);
         }
         // The answer's own arithmetic ending in `q` (`6 + 18 = 24 美元`): its result is
         // derived where the sum holds and an operand is the evidence's (the operands are
@@ -4652,6 +4735,8 @@ fn like_quantities(q: &Quantity, e: &Quantity) -> bool {
         (Dim::Plain, Dim::Plain) => q.word == e.word || q.word.is_empty() || e.word.is_empty(),
         (Dim::Plain, _) | (_, Dim::Plain) => false,
         (Dim::Money(_), Dim::Money(_)) => true,
+        // "时速 9 公里" is a speed.
+        (Dim::Length, Dim::Speed) | (Dim::Speed, Dim::Length) => true,
         (a, b) => a == b,
     }
 }
@@ -4891,9 +4976,11 @@ fn derive(
                 if hit((av - bv).abs()) {
                     return Some(format!("the difference of {} and {}", fmt(a), fmt(b)));
                 }
-                // Sums of durations and counts (a total); two prices added are rarely asked,
-                // so only where the clause says it totals them.
-                if (matches!(a.dim, Dim::Duration | Dim::Plain) || (money && sum_cue))
+                // Sums of durations and counts (a total) where the clause totals them or the
+                // question asks ("加计 1.5% 的利息…逾期超过 90 天" adds no 30 and 60); two
+                // prices added are rarely asked, so only where the clause totals them.
+                if ((matches!(a.dim, Dim::Duration | Dim::Plain) && (sum_cue || asked))
+                    || (money && sum_cue))
                     && hit(av + bv)
                 {
                     return Some(format!("the sum of {} and {}", fmt(a), fmt(b)));
@@ -6183,6 +6270,99 @@ mod tests {
             &analysis("输入每百万 token 6 美元，最低消费 0.006 美元。", ""),
         );
         assert!(j.contains(&("0.006 美元".into(), false)), "{j:?}");
+    }
+
+    #[test]
+    fn fresh_22s_logs_conversions_examples_and_sums() {
+        // A bulleted log of the attempt is a log.
+        let q = "libfoo 最新版有什麼變動？";
+        assert_no_claims(
+            q,
+            "fetch_changelog {\"package\":\"libfoo\"}",
+            &analysis(
+                "- 10:02 调用 fetch_changelog(package=\"libfoo\")\n- 10:02 调用成功，但 response 是空的\n- 结果：拿不到 changelog",
+                q,
+            ),
+        );
+        // Speeds convert between km/h and mph; "时速 9 公里" is still Lisbon's, not Oslo's.
+        let q = "奧斯陸和里斯本現在哪裡比較暖？";
+        let ev = Evidence::new(
+            "Oslo: 7 °C, light rain, wind 18 km/h, humidity 82%\nLisbon: 19 °C, sunny, wind 9 km/h, humidity 55%",
+            q,
+            "",
+            Vec::new(),
+        );
+        assert!(judged_all(
+            &ev,
+            &analysis(
+                "里斯本：風速 9 km/h [≈ 5.6 mph]；奧斯陸：風速 18 km/h [≈ 11 mph]",
+                q
+            )
+        ));
+        let j = judged(
+            &ev,
+            &analysis(
+                "里斯本比較暖：\n- 里斯本：19 °C，晴天，濕度 55%\n- 奧斯陸：7 °C，小雨，濕度 82%，風速每小時 9 公里",
+                q,
+            ),
+        );
+        assert!(j.contains(&("9 公里".into(), false)), "{j:?}");
+        // An example's amount is its count times the price, wherever else the sum appears.
+        let pricing = "Free: $0/month, 1 seat, 100 API calls per day\nPro: $20/month per seat, up to 10 seats\nAnnual billing saves 15%.";
+        let ev = Evidence::new(pricing, "", "", Vec::new());
+        assert!(judged_all(
+            &ev,
+            &analysis(
+                "举个例子：5 个席位的 Pro 每月就是 100 美元。",
+                "Pro 多少钱？"
+            )
+        ));
+        let j = judged(
+            &ev,
+            &analysis("举个例子：5 个席位的 Pro 每月就是 120 美元。", ""),
+        );
+        assert!(j.contains(&("120 美元".into(), false)), "{j:?}");
+        // A calendar's factor in the answer's arithmetic, and an amount's minus sign.
+        assert!(judged_all(
+            &ev,
+            &analysis(
+                "年繳可省 15%：\n單席 US$20.00 × 12 個月 = US$240.00\n折扣 15% = −US$36.00",
+                ""
+            )
+        ));
+        let j = judged(&ev, &analysis("Pro 年繳要簽 12 個月。", ""));
+        assert!(j.contains(&("12 个月".into(), false)), "{j:?}");
+        // A sum of durations needs its own clause to total, or the question to ask: a
+        // neighbour's "加计" adds no 30 and 60.
+        let ev = Evidence::new(
+            "Section 3 Fees. payable within 30 days of invoice.\nSection 9.2 Termination. 60 days' written notice.",
+            "",
+            "",
+            Vec::new(),
+        );
+        let j = judged(
+            &ev,
+            &analysis(
+                "每個月要加計 1.5% 的利息，而且逾期超過 90 天，對方還可以暫停服務。",
+                "",
+            ),
+        );
+        assert!(j.contains(&("90 天".into(), false)), "{j:?}");
+        // "which is to say" supposes nothing: its number is a claim.
+        let ev = Evidence::new(
+            "预计处理时间：超过 4 小时（工作日内完成）",
+            "",
+            "",
+            Vec::new(),
+        );
+        let j = judged(
+            &ev,
+            &analysis(
+                "More than four hours, which is to say you may expect it within 3 business days.",
+                "",
+            ),
+        );
+        assert!(j.contains(&("3 business days".into(), false)), "{j:?}");
     }
 
     #[test]

@@ -25,6 +25,19 @@ pub enum Dim {
     Date,
     /// A size in bytes.
     Bytes,
+    /// A speed in metres per second (`km/h`, `mph`, `m/s`, `knots`).
+    Speed,
+    /// A length in metres (`km`, `miles`, `ft`, `公里`).
+    Length,
+    /// A mass in kilograms (`kg`, `lb`, `公斤`, `斤`).
+    Mass,
+}
+
+impl Dim {
+    /// Whether both are money in currencies one amount can be written in.
+    pub fn same_currency(self, other: Dim) -> bool {
+        matches!((self, other), (Dim::Money(a), Dim::Money(b)) if a.compatible(b))
+    }
 }
 
 /// A currency, as far as telling amounts apart needs.
@@ -98,6 +111,10 @@ impl Quantity {
                 a == b || ((a / 10000 == 0 || b / 10000 == 0) && a % 10000 == b % 10000)
             }
             (Dim::Clock | Dim::Date, _) | (_, Dim::Clock | Dim::Date) => false,
+            // A speed is often written as its distance an hour ("时速 18 公里" for 18 km/h).
+            (Dim::Length, Dim::Speed) | (Dim::Speed, Dim::Length) => {
+                close(self.raw, other.raw, 0.0)
+            }
             // A count of something (`20 个席位`, `10 seats`) is no price or rate.
             (Dim::Plain, Dim::Money(_)) if counts(&self.word) => false,
             (Dim::Plain, _) | (_, Dim::Plain) => {
@@ -380,6 +397,54 @@ fn suffix_unit(rest: &str) -> Option<(usize, Unit)> {
         ("摄氏度", 'c', 1.0),
         ("度", 'c', 1.0),
         ("°", 'c', 1.0),
+        // Speeds in m/s, before lengths (`km/h` before `km`).
+        ("km/h", 'v', 1.0 / 3.6),
+        ("kmh", 'v', 1.0 / 3.6),
+        ("kph", 'v', 1.0 / 3.6),
+        ("kilometres per hour", 'v', 1.0 / 3.6),
+        ("kilometers per hour", 'v', 1.0 / 3.6),
+        ("公里/小时", 'v', 1.0 / 3.6),
+        ("公里每小时", 'v', 1.0 / 3.6),
+        ("千米/小时", 'v', 1.0 / 3.6),
+        ("千米每小时", 'v', 1.0 / 3.6),
+        ("mph", 'v', 0.447_04),
+        ("miles per hour", 'v', 0.447_04),
+        ("英里/小时", 'v', 0.447_04),
+        ("英里每小时", 'v', 0.447_04),
+        ("m/s", 'v', 1.0),
+        ("米/秒", 'v', 1.0),
+        ("米每秒", 'v', 1.0),
+        ("knots", 'v', 0.514_444),
+        // Lengths in metres.
+        ("kilometres", 'l', 1000.0),
+        ("kilometers", 'l', 1000.0),
+        ("km", 'l', 1000.0),
+        ("公里", 'l', 1000.0),
+        ("千米", 'l', 1000.0),
+        ("miles", 'l', 1609.344),
+        ("mile", 'l', 1609.344),
+        ("mi", 'l', 1609.344),
+        ("英里", 'l', 1609.344),
+        ("metres", 'l', 1.0),
+        ("meters", 'l', 1.0),
+        ("米", 'l', 1.0),
+        ("feet", 'l', 0.3048),
+        ("ft", 'l', 0.3048),
+        ("英尺", 'l', 0.3048),
+        ("cm", 'l', 0.01),
+        ("厘米", 'l', 0.01),
+        ("公分", 'l', 0.01),
+        ("inches", 'l', 0.0254),
+        ("英寸", 'l', 0.0254),
+        // Masses in kilograms.
+        ("kg", 'm', 1.0),
+        ("kilograms", 'm', 1.0),
+        ("公斤", 'm', 1.0),
+        ("千克", 'm', 1.0),
+        ("lbs", 'm', 0.453_592_37),
+        ("lb", 'm', 0.453_592_37),
+        ("磅", 'm', 0.453_592_37),
+        ("斤", 'm', 0.5),
         ("tb", 'b', 1e12),
         ("gb", 'b', 1e9),
         ("mb", 'b', 1e6),
@@ -454,6 +519,9 @@ fn suffix_unit(rest: &str) -> Option<(usize, Unit)> {
             '%' => Dim::Percent,
             'c' | 'f' => Dim::Temp,
             'b' => Dim::Bytes,
+            'v' => Dim::Speed,
+            'l' => Dim::Length,
+            'm' => Dim::Mass,
             _ => Dim::Duration,
         };
         return Some((
