@@ -570,6 +570,11 @@ const CONNECTORS: &[&str] = &[
     " except ",
     " so ",
     " because ",
+    // A supposition inside a clause supposes what follows it, not what came before ("还有
+    // 14 天免费试用~如果改年缴的话可以再省 15%").
+    " if ",
+    "如果",
+    "假如",
     "不过",
     "但是",
     "可是",
@@ -847,7 +852,8 @@ impl Analysis {
                 } else if let Some(host) = clauses
                     .last()
                     .filter(|h: &&Clause| {
-                        (paren || relative(text) || purpose(text)) && h.sentence == n
+                        (paren || relative(text) || purpose(text) || instances_only(text))
+                            && h.sentence == n
                     })
                     .map(|h| h.role)
                     .filter(|r| matches!(r, Role::Question | Role::Process))
@@ -1431,9 +1437,15 @@ fn reference_label(folded: &str, at: usize) -> Option<&'static str> {
     ];
     // Not "reference" nor 受理编号 / 服务单号: a refund's or an order's reference number is
     // the subject's ("退款受理编号：RF-88231-07").
+    let marks = |c: char| c.is_whitespace() || "#:：.【[（(-".contains(c);
     let before = folded[line_start(folded, at)..at]
-        .trim_end_matches(|c: char| c.is_whitespace() || "#:：.【[（(-".contains(c))
+        .trim_end_matches(marks)
         .to_lowercase();
+    // "your ticket number is #CS-48213", "工单号是 …": the label through a copula.
+    let before = [" is", " was", "是", "为"]
+        .iter()
+        .find_map(|c| before.strip_suffix(c))
+        .map_or(before.as_str(), |b| b.trim_end_matches(marks));
     LABELS
         .iter()
         .filter(|l| before.ends_with(*l))
@@ -1491,6 +1503,32 @@ fn purpose(text: &str) -> bool {
 
 /// A relative clause (", which costs $12", ", where the status is shown") qualifies what
 /// precedes it: it states, it does not ask.
+/// Whether a clause only gives instances, quoted or as code, of what the clause before it
+/// names ("换个关键词重新搜索，例如 “SSO” 或 “audit log retention”"): it takes that clause's
+/// role.
+fn instances_only(text: &str) -> bool {
+    let t = text.trim_matches(|c: char| c.is_whitespace() || "\"[]{},，。.!！?？".contains(c));
+    let lower = t.to_ascii_lowercase();
+    let Some(rest) = [
+        "例如",
+        "比如",
+        "譬如",
+        "e.g.",
+        "for example",
+        "for instance",
+        "such as",
+    ]
+    .iter()
+    .find_map(|m| lower.strip_prefix(m)) else {
+        return false;
+    };
+    let blanked = blank_code(&blank_quotes(rest));
+    blanked != rest
+        && blanked
+            .split(|c: char| c.is_whitespace() || ",，、:：".contains(c))
+            .all(|w| matches!(w, "" | "或" | "或者" | "和" | "or" | "and"))
+}
+
 fn relative(text: &str) -> bool {
     let t = text.trim_start();
     ["which ", "who ", "where ", "when ", "whose "]
@@ -4639,10 +4677,18 @@ fn answer_cell(folded: &str, clause: &Clause, at: usize) -> Option<String> {
 /// The words of a text that can name a record: its words, not its numbers (`200K` names
 /// no row), normalized.
 fn naming_words(text: &str) -> Vec<String> {
+    // A section's dotted number names its record (`第 9.2 条` is "Section 9.2"); other
+    // numbers are values.
+    static SECTION: OnceLock<Regex> = OnceLock::new();
+    let section = SECTION.get_or_init(|| {
+        Regex::new(r"(?i)(?:§|section|sec\.|clause|article|第)\s*(\d+(?:\.\d+)+)")
+            .expect("compiles")
+    });
     words(text)
         .into_iter()
         .filter(|w| !w.starts_with(|c: char| c.is_ascii_digit()))
         .map(|w| normalize(&w))
+        .chain(section.captures_iter(text).map(|c| c[1].to_string()))
         .collect()
 }
 
@@ -4759,6 +4805,14 @@ fn latin_script(text: &str) -> bool {
 fn is_record(line: &str) -> bool {
     let t = line.trim_start();
     if t.starts_with(['|', '-', '*', '•']) {
+        return true;
+    }
+    // A numbered section of a document (`Section 9.2 Termination. …`, `§ 3`, `第 3 条`).
+    static SECTION: OnceLock<Regex> = OnceLock::new();
+    let section = SECTION.get_or_init(|| {
+        Regex::new(r"(?i)^(?:§|section |sec\. |clause |article |第\s*)\s*\d").expect("compiles")
+    });
+    if section.is_match(t) {
         return true;
     }
     t.char_indices()
@@ -6363,6 +6417,58 @@ mod tests {
             ),
         );
         assert!(j.contains(&("3 business days".into(), false)), "{j:?}");
+    }
+
+    #[test]
+    fn fresh_23s_sections_tickets_suppositions_and_instances() {
+        // A contract's numbered sections are records: 30 days is Section 3's, not the
+        // termination notice's, in a table row or in prose.
+        let contract = "Section 3 Fees. The annual fee is USD 48,000, payable within 30 days of invoice.\nSection 7.1 Late payment. Overdue amounts bear interest of 1.5% per month.\nSection 9.2 Termination. Either party may terminate this agreement with 60 days' written notice.";
+        let q = "合約的終止通知期和逾期罰款是多少？";
+        let ev = Evidence::new(contract, q, "", Vec::new());
+        let j = judged(
+            &ev,
+            &analysis(
+                "| 條款 | 內容 |\n|---|---|\n| 終止通知期（第 9.2 條） | 任一方須提前 30 天書面通知 |",
+                q,
+            ),
+        );
+        assert!(j.contains(&("30 天".into(), false)), "{j:?}");
+        assert!(judged_all(
+            &ev,
+            &analysis(
+                "| 條款 | 內容 |\n|---|---|\n| 終止通知期（第 9.2 條） | 任一方須提前 60 天書面通知 |\n| 付款（第 3 條） | 發票後 30 天內 |",
+                q,
+            )
+        ));
+        // The reply's own ticket number, through a copula, is no claim.
+        let q = "How much is the Pro plan per month?";
+        assert!(!asserts(
+            "Thank you for contacting support — your ticket number is #CS-48213. The pricing page reader isn't available, so I can't give you the price right now.",
+            q
+        ));
+        // Quoted instances of what to search for take the role of the search.
+        let q = "Does the Team plan include SSO, and how long are audit logs kept?";
+        assert!(!asserts(
+            "知识库搜索返回内容为空，所以无法确认 Team plan 是否包含 SSO。建议换个关键词重新搜索，例如 “SSO” 或 “audit log retention”。",
+            q
+        ));
+        // A supposition inside a clause supposes what follows it only.
+        let ev = Evidence::new(
+            "Pro: $20/month per seat, up to 10 seats\nAnnual billing saves 15%.",
+            "",
+            "",
+            Vec::new(),
+        );
+        let j = judged(
+            &ev,
+            &analysis(
+                "而且還有 14 天免費試用可以先玩玩看～如果改年繳的話可以再省 15%",
+                "",
+            ),
+        );
+        assert!(j.contains(&("14 天".into(), false)), "{j:?}");
+        assert!(j.contains(&("15%".into(), true)), "{j:?}");
     }
 
     #[test]
