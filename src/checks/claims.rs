@@ -242,6 +242,10 @@ impl Vocabulary {
                 if !prefix && stem.len() >= 4 && stem.ends_with(|c: char| c.is_ascii_alphabetic()) {
                     words.push(format!(" {stem}s "));
                 }
+                // So is its `'s` (`who's warmer`: "who is").
+                if !prefix && !stem.contains([' ', '\'']) {
+                    words.push(format!(" {stem}'s "));
+                }
                 openings.push(format!("{stem}{}", if prefix { "" } else { " " }));
             } else {
                 other.push(numbers::fold(&e));
@@ -438,6 +442,8 @@ pub(crate) struct Vocabularies {
     query_label: Vocabulary,
     redirect: Vocabulary,
     quoting: Vocabulary,
+    /// Words of answering ("确认", "provide"): what an inability is about.
+    answer: Vocabulary,
     process_not_self: Vocabulary,
     /// Being available: negated ("no input price … available"), the clause reports an absence.
     available: Vocabulary,
@@ -460,6 +466,7 @@ impl Vocabularies {
             query_label: Vocabulary::new(&lexicon.query_label),
             redirect: Vocabulary::new(&lexicon.redirect),
             quoting: Vocabulary::new(&lexicon.quoting),
+            answer: Vocabulary::new(&lexicon.answer),
             available: Vocabulary::new(&["availab*".to_string()]),
             inability: normalized_matcher(&lexicon.inability),
             failure: normalized_matcher(&lexicon.failure),
@@ -1574,6 +1581,7 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
     let masked = subject.mask(text);
     let msp = spaced(&masked);
     let process = declines
+        || unable_to_answer(text, subject, vocab)
         || vocab.process.hit(&masked, &msp)
         || vocab.available.negated_within(text, &sp, 4, 48)
         || redirects(text, &sp, vocab)
@@ -1590,6 +1598,25 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
         return Role::Subject;
     }
     Role::Neutral
+}
+
+/// Whether a Chinese clause says, without a subject, that what was asked cannot be done
+/// ("故此现时无法比较两地气温", "未能确认退款金额"): an inability right before a word of answering
+/// or of the question itself.
+fn unable_to_answer(text: &str, subject: &Subject, vocab: &Vocabularies) -> bool {
+    let Some(ac) = &vocab.inability else {
+        return false;
+    };
+    if !text.chars().any(is_han) {
+        return false;
+    }
+    let norm = normalize(text);
+    ac.find_iter(&norm).any(|m| {
+        let rest = &norm[m.end()..];
+        let next: String = rest.chars().take(2).collect();
+        (next.chars().count() == 2 && next.chars().all(is_han) && subject.words.contains(&next))
+            || vocab.answer.starts("", rest)
+    })
 }
 
 /// Whether a clause points the user to another source: the lexicon's pointing words, or
@@ -1889,8 +1916,17 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
     static NAME: OnceLock<Regex> = OnceLock::new();
     let name = NAME
         .get_or_init(|| Regex::new(r"\b[A-Z][a-z]{2,}(?:[ -][A-Z][a-z]+)*\b").expect("compiles"));
+    // A month's name is its date's (`(Nov 20, 2026)`, `20 Nov 2026`).
+    let in_date = |at: usize| {
+        quantities
+            .iter()
+            .any(|q| q.dim == Dim::Date && q.start <= at && at < q.end)
+    };
     for m in name.find_iter(folded) {
-        if overlaps(&taken, m.start(), m.end()) || sentence_initial(folded, m.start()) {
+        if overlaps(&taken, m.start(), m.end())
+            || sentence_initial(folded, m.start())
+            || in_date(m.start())
+        {
             continue;
         }
         let first = m.as_str().split([' ', '-']).next().unwrap_or_default();
@@ -2171,6 +2207,7 @@ fn list_marker(folded: &str, q: &Quantity) -> bool {
         }
     }
     (lead.is_empty() && after.starts_with(['.', ')', '、', '）']))
+        || (lead.is_empty() && numbered_keys(folded, q, after))
         || (before.ends_with('[') || before.ends_with("[^")) && after.starts_with(']')
         // A numbered label in capitals opening a line: `EDIT 2:`, `UPDATE 3：`.
         || (after.starts_with([':', '：'])
@@ -2287,6 +2324,21 @@ fn inline_series(folded: &str, q: &Quantity, after: &str) -> bool {
 
 /// Whether `q` numbers one of a series of labels opening lines: `Finding 1：` where
 /// `Finding 2：` opens another line (`lead` is the line's words before `q`).
+/// Whether a number opening its line is one of a numbered list's keys in a config-like
+/// output (`1 = 请管理员安装插件` beside `2 = …`).
+fn numbered_keys(folded: &str, q: &Quantity, after: &str) -> bool {
+    if !after.trim_start().starts_with('=') || q.decimals != 0 || !(1.0..=20.0).contains(&q.raw) {
+        return false;
+    }
+    [q.raw - 1.0, q.raw + 1.0].iter().any(|n| {
+        folded.lines().any(|l| {
+            l.trim_start()
+                .strip_prefix(&n.to_string())
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        })
+    })
+}
+
 fn numbered_series(folded: &str, lead: &str, q: &Quantity, after: &str) -> bool {
     if !after.starts_with([':', '：'])
         || lead.is_empty()
@@ -4323,10 +4375,17 @@ impl Evidence {
             .get(claim.clause + 1)
             .filter(|n| n.sentence == here.sentence)
         {
-            let numbered = analysis
-                .claims
-                .iter()
-                .any(|c| c.clause == claim.clause + 1 && c.quantity.is_some());
+            // Its number may stand in an aside right after it ("大约是 medium（$3）的四分之一").
+            let aside = clauses
+                .get(claim.clause + 2)
+                .filter(|a| {
+                    a.sentence == here.sentence
+                        && analysis.folded[next.end.min(a.start)..a.start].trim() == "("
+                })
+                .map(|_| claim.clause + 2);
+            let numbered = analysis.claims.iter().any(|c| {
+                (c.clause == claim.clause + 1 || Some(c.clause) == aside) && c.quantity.is_some()
+            });
             // A semicolon ends a statement: "奥斯陆在下小雨，风速 18 km/h；里斯本是晴天" does not
             // name Lisbon for the 18 km/h.
             let apart = analysis.folded[here.end.min(next.start)..next.start].contains([';', '；'])
@@ -6469,6 +6528,48 @@ mod tests {
         );
         assert!(j.contains(&("14 天".into(), false)), "{j:?}");
         assert!(j.contains(&("15%".into(), true)), "{j:?}");
+    }
+
+    #[test]
+    fn fresh_24s_inabilities_contractions_keys_months_and_asides() {
+        // An inability without a subject, before the question's own word, reports the process.
+        let q = "奧斯陸和里斯本現在哪裡比較暖？";
+        assert!(!asserts(
+            "抱歉，系統已分別查詢奧斯陸及里斯本的即時天氣，惟兩次查詢均於三十秒後逾時，未能取得任何數據，故此現時無法比較兩地氣溫。",
+            q
+        ));
+        // `who's` asks as `who` does.
+        let q = "Which is warmer right now, Oslo or Lisbon, and by how much?";
+        assert!(!asserts(
+            "Both weather calls failed: upstream server unavailable. I can't call this one, folks — not who's warmer, not by how much.",
+            q
+        ));
+        // A config-like output's numbered keys are its list.
+        let q = "Team 方案有沒有 SSO？稽核日誌保留多久？";
+        assert!(!asserts(
+            "[lookup]\nstatus = failed\nreason = tool `search_kb` not found\n\n[next_steps]\n1 = 請管理員安裝知識庫 plugin 後再問一次\n2 = 或直接查閱官方的方案比較頁面",
+            q
+        ));
+        // A month's name is its date's.
+        let ev = Evidence::new("libfoo 3.4.1 (2026-11-20)", "", "", Vec::new());
+        assert!(judged_all(
+            &ev,
+            &analysis("libfoo 3.4.1 (Nov 20, 2026): fixes it.", "")
+        ));
+        // A name's number in an aside after it: the value before reads on its own record.
+        let ev = Evidence::new(
+            "| model | input $/MTok |\n|---|---|\n| atlas-medium-2 | $3 |\n| atlas-small-2 | $0.80 |",
+            "atlas-small-2 跟 atlas-medium-2 哪個便宜？",
+            "",
+            Vec::new(),
+        );
+        assert_attached(
+            &ev,
+            &analysis(
+                "atlas-small-2 便宜很多。輸入每百萬 token 只要 0.80 美元，大約是 medium（$3）的四分之一。",
+                "atlas-small-2 跟 atlas-medium-2 哪個便宜？",
+            ),
+        );
     }
 
     #[test]
