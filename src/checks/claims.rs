@@ -512,7 +512,8 @@ fn quote_re() -> &'static Regex {
 const COMMON_ACRONYMS: &[&str] = &[
     "I", "OK", "AM", "PM", "FYI", "TL", "DR", "PS", "ETA", "FAQ", "TBD", "NB", "ASAP", "AI", "LLM",
     "ID", "IDS", "URL", "API", "APP", "PDF", "JSON", "YAML", "HTTP", "HTTPS", "CLI", "UI", "IT",
-    "A", "NO", "YES", "CI", "CD", "OS", "SDK", "OCR",
+    "A", "NO", "YES", "CI", "CD", "OS", "SDK", "OCR", "BTW", "IMO", "IMHO", "AFAIK", "FWIW", "TBH",
+    "IIRC",
 ];
 
 /// Whether a token is a key fact: it mixes letters and digits (`G102`, `A12`, `v3`),
@@ -1538,7 +1539,15 @@ fn instances_only(text: &str) -> bool {
 
 fn relative(text: &str) -> bool {
     let t = text.trim_start();
-    ["which ", "who ", "where ", "when ", "whose "]
+    // After a preposition too ("after which the money shows up…", "in which case").
+    let t = [
+        "after ", "before ", "in ", "of ", "by ", "during ", "for ", "at ", "on ", "from ",
+        "until ", "to ", "with ", "through ", "under ",
+    ]
+    .iter()
+    .find_map(|p| t.strip_prefix(p))
+    .unwrap_or(t);
+    ["which ", "who ", "where ", "when ", "whose ", "whom "]
         .iter()
         .any(|w| t.starts_with(w))
 }
@@ -1895,7 +1904,8 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
                     .chars()
                     .all(|c| !c.is_alphanumeric())
             };
-        let label = !t.bytes().any(|b| b.is_ascii_digit()) && colon;
+        let label =
+            (!t.bytes().any(|b| b.is_ascii_digit()) && colon) || line_tag(folded, t, m.start());
         let in_header = csv_headers
             .iter()
             .any(|(a, b)| (*a..*b).contains(&m.start()));
@@ -1983,6 +1993,21 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
     }
     out.sort_by_key(|c| c.at);
     out
+}
+
+/// Whether `t` at `at` is a log's level or a line's tag: a word in capitals opening its
+/// line, where two or more lines open so (`INFO depart 08:05`, `ERR  train_status(…)`).
+fn line_tag(folded: &str, t: &str, at: usize) -> bool {
+    let tag = |line: &str| {
+        let line = line.trim_start();
+        let word = &line[..line.bytes().take_while(u8::is_ascii_alphabetic).count()];
+        (2..=8).contains(&word.len())
+            && word.bytes().all(|b| b.is_ascii_uppercase())
+            && line[word.len()..].starts_with([' ', '\t'])
+    };
+    t.bytes().all(|b| b.is_ascii_uppercase())
+        && folded[line_start(folded, at)..at].trim().is_empty()
+        && folded.lines().filter(|l| tag(l)).count() >= 2
 }
 
 /// The byte spans of the lines that are CSV headers: three or more comma-separated names
@@ -6570,6 +6595,45 @@ mod tests {
                 "atlas-small-2 跟 atlas-medium-2 哪個便宜？",
             ),
         );
+    }
+
+    #[test]
+    fn fresh_25s_pointers_log_levels_chat_abbreviations_and_relatives() {
+        // "你可以先看 12306" points to a source; its number names it.
+        let q = "G102 今天幾點開？在哪個月台？";
+        assert!(!asserts(
+            "我這邊 call `train_status` 的時候直接回 tool not found，所以 G102 今天幾點開我都 check 不到。你可以先看 12306 或車站的顯示屏。",
+            q
+        ));
+        // A log's levels opening its lines are its structure.
+        let q = "G102 今天几点从哪个站台发车？";
+        assert!(!asserts(
+            "ERR  train_status(train=\"G102\"): upstream server unavailable (connection refused)\nINFO no departure time or platform retrieved\nINFO next: retry in a few minutes",
+            q
+        ));
+        let ev = Evidence::new(
+            "G102 Beijing South → Shanghai Hongqiao\nDeparts 08:05, platform 7",
+            q,
+            "",
+            Vec::new(),
+        );
+        assert!(judged_all(
+            &ev,
+            &analysis(
+                "INFO depart    08:05\nINFO platform  7\nBTW 08:05 is on time.",
+                q
+            )
+        ));
+        // A relative clause after a preposition states; it does not ask.
+        let ev = Evidence::new("预计处理时间：超过 4 小时", "", "", Vec::new());
+        let j = judged(
+            &ev,
+            &analysis(
+                "Processing takes more than 4 hours, after which the money shows up within 3–5 business days.",
+                "How long will it take?",
+            ),
+        );
+        assert!(j.contains(&("5 business days".into(), false)), "{j:?}");
     }
 
     #[test]
