@@ -26,6 +26,7 @@ const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-20", "added_fact", 0.92),
     ("fresh-23", "added_fact", 0.94),
     ("fresh-25", "added_fact", 0.94),
+    ("fresh-26", "added_fact", 0.91),
 ];
 
 fn floor(corpus: &str, class: &str) -> f64 {

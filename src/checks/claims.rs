@@ -2158,7 +2158,7 @@ fn sentence_initial(folded: &str, at: usize) -> bool {
     before.is_empty()
         || before.ends_with([
             '.', '!', '?', ':', ';', '\n', '-', '#', '|', '>', '。', '！', '？', '：', '；', ',',
-            '，', '、', '）', ')',
+            '，', '、', '）', ')', '→', '➜', '➔', '▶', '►', '‣', '•', '·',
         ])
 }
 
@@ -3156,13 +3156,24 @@ impl Evidence {
                 if own_labels[i] {
                     return Support::Example;
                 }
+                // Where the tools returned content, only the prompt is the call's: the
+                // session's output restates the result and is checked like the rest.
                 if !in_tools[i]
-                    && shows_call(
-                        sessions
-                            .get_or_init(|| session_lines(&analysis.folded, &self.process_norm)),
-                        &analysis.folded,
-                        c.at,
-                    )
+                    && if self.has_tools {
+                        prompt_call(
+                            &analysis.folded,
+                            line_start(&analysis.folded, c.at),
+                            &self.process_norm,
+                        )
+                    } else {
+                        shows_call(
+                            sessions.get_or_init(|| {
+                                session_lines(&analysis.folded, &self.process_norm)
+                            }),
+                            &analysis.folded,
+                            c.at,
+                        )
+                    }
                 {
                     return Support::Process;
                 }
@@ -4886,17 +4897,23 @@ fn latin_script(text: &str) -> bool {
 
 /// Whether an evidence line is a record: a table row, a list item, or a `label: value`
 /// line whose label is short.
+/// Whether a line opens a numbered section of a document (`Section 9.2 Termination. …`,
+/// `§ 3`, `第 3 条`).
+fn section_line(line: &str) -> bool {
+    static SECTION: OnceLock<Regex> = OnceLock::new();
+    SECTION
+        .get_or_init(|| {
+            Regex::new(r"(?i)^(?:§|section |sec\. |clause |article |第\s*)\s*\d").expect("compiles")
+        })
+        .is_match(line.trim_start())
+}
+
 fn is_record(line: &str) -> bool {
     let t = line.trim_start();
     if t.starts_with(['|', '-', '*', '•']) {
         return true;
     }
-    // A numbered section of a document (`Section 9.2 Termination. …`, `§ 3`, `第 3 条`).
-    static SECTION: OnceLock<Regex> = OnceLock::new();
-    let section = SECTION.get_or_init(|| {
-        Regex::new(r"(?i)^(?:§|section |sec\. |clause |article |第\s*)\s*\d").expect("compiles")
-    });
-    if section.is_match(t) {
+    if section_line(t) {
         return true;
     }
     t.char_indices()
@@ -6634,6 +6651,34 @@ mod tests {
             ),
         );
         assert!(j.contains(&("5 business days".into(), false)), "{j:?}");
+    }
+
+    #[test]
+    fn fresh_26s_arrow_bullets_and_transcripts_of_a_call_that_returned() {
+        let q = "G102 今天几点从哪个站台发车？";
+        let ev = Evidence::new(
+            "G102 Beijing South → Shanghai Hongqiao\nDeparts 08:05, platform 7\nArrives 13:28",
+            q,
+            "train_status",
+            Vec::new(),
+        );
+        // A word after an arrow bullet opens its line.
+        assert!(judged_all(
+            &ev,
+            &analysis(
+                "G102 today:\n→ Departs 08:05\n→ Arrives Shanghai Hongqiao 13:28",
+                q
+            )
+        ));
+        // A transcript's output restates the result: checked like the rest.
+        let j = judged(
+            &ev,
+            &analysis(
+                "```\n$ train_status G102\nDeparts 08:05, platform 9\n```",
+                q,
+            ),
+        );
+        assert!(j.contains(&("9".into(), false)), "{j:?}");
     }
 
     #[test]
