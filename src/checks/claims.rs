@@ -1728,18 +1728,18 @@ impl Spans {
 fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
     let mut taken = Spans::default();
     let mut out: Vec<Claim> = Vec::new();
-    let mut seen: HashSet<String> = HashSet::new();
+    let mut seen: HashSet<(FactKind, usize, String)> = HashSet::new();
     let overlaps =
         |taken: &Spans, s: usize, e: usize| taken.near(s, e).any(|(a, b)| s < b && a < e);
     let push = |out: &mut Vec<Claim>,
-                seen: &mut HashSet<String>,
+                seen: &mut HashSet<(FactKind, usize, String)>,
                 text: &str,
                 kind: FactKind,
                 q: Option<Quantity>,
                 at: usize| {
         // Each fact once per clause: the same number in two rows is checked in each.
         let clause = clause_of(clauses, at);
-        if seen.insert(format!("{kind:?}:{clause}:{}", text.to_lowercase())) {
+        if seen.insert((kind, clause, text.to_lowercase())) {
             out.push(Claim {
                 fact: Fact {
                     text: text.to_string(),
@@ -1754,7 +1754,7 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
     // An identifier read at `at`: its span taken, the fact pushed.
     let identifier = |taken: &mut Spans,
                       out: &mut Vec<Claim>,
-                      seen: &mut HashSet<String>,
+                      seen: &mut HashSet<(FactKind, usize, String)>,
                       t: &str,
                       at: usize| {
         taken.push(at, at + t.len());
@@ -1783,12 +1783,18 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
         }
         identifier(&mut taken, &mut out, &mut seen, t, m.start());
     }
-    for caps in quote_re().captures_iter(folded) {
-        let m = caps.get(0).expect("match");
+    for m in quote_re().find_iter(folded) {
         if overlaps(&taken, m.start(), m.end()) {
             continue;
         }
-        let inner = (1..=4).find_map(|i| caps.get(i)).map_or("", |g| g.as_str());
+        // Between the quotation marks (each alternative's group): read from the match, as
+        // captures would take the slow engine for every quotation.
+        let inner = {
+            let q = m.as_str();
+            let open = q.chars().next().map_or(0, char::len_utf8);
+            let close = q.chars().next_back().map_or(0, char::len_utf8);
+            &q[open..q.len() - close]
+        };
         // A quoted single word or name is a term, not a quotation; quoted sentences are
         // speech (a persona's lines), read clause by clause like the rest of the answer.
         let speech = inner
@@ -1821,9 +1827,22 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
         quantity_spans.push(q.start, q.end);
     }
     let csv_headers = csv_headers(folded);
-    for caps in token_re().captures_iter(folded) {
-        let Some(m) = caps.get(1).or_else(|| caps.get(2)) else {
-            continue;
+    for whole in token_re().find_iter(folded) {
+        // A word (the second group) or a flag opening the text is the whole match; only a
+        // flag after the character before it needs the groups (captures are slow, and a
+        // search for every word of the answer).
+        let caps;
+        let m = if whole
+            .as_str()
+            .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-')
+        {
+            whole
+        } else {
+            caps = token_re().captures_at(folded, whole.start());
+            let Some(m) = caps.as_ref().and_then(|c| c.get(1)) else {
+                continue;
+            };
+            m
         };
         let t = m.as_str().trim_end_matches(['.', ':', '/']);
         // A one-letter flag is a fact where it stands as code on its own (`-t`).
@@ -2164,8 +2183,15 @@ fn list_marker(folded: &str, q: &Quantity) -> bool {
         || before.ends_with('#')
         || (before.trim_end().ends_with("第")
             && (own_list_item(folded, q) || after.trim_start().starts_with('步')))
-        || before.to_ascii_lowercase().ends_with("step ")
-        || before.to_ascii_lowercase().ends_with("option ")
+        || ends_with_ignore_ascii_case(before, "step ")
+        || ends_with_ignore_ascii_case(before, "option ")
+}
+
+/// `text.to_ascii_lowercase().ends_with(suffix)` for a lowercase ASCII `suffix`, without
+/// a copy of the text (a copy of the answer up to each of its numbers).
+fn ends_with_ignore_ascii_case(text: &str, suffix: &str) -> bool {
+    text.len() >= suffix.len()
+        && text.as_bytes()[text.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
 }
 
 /// Whether a clock time opens its line as one of a log's entries: another line opens
