@@ -2716,7 +2716,7 @@ impl Evidence {
             let mut counted = HashSet::new();
             for (i, (q, _)) in qs.iter().enumerate() {
                 let i = i as u32;
-                if q.dim == Dim::Plain && !q.word.is_empty() {
+                if q.dim == Dim::Plain && !q.word.is_empty() && !counted.contains(&q.word) {
                     counted.insert(q.word.clone());
                 }
                 if q.dim == Dim::Date {
@@ -4014,7 +4014,6 @@ impl Evidence {
             };
             format!("{label} {}", &analysis.folded[clause.start..clause.end])
         };
-        let context = naming_words(&cell.unwrap_or_else(labelled));
         let like = |e: &Quantity| like_quantities(q, e);
         // Only records say what a number is attached to: table rows, `label: value` lines,
         // list items; a line of wrapped prose may cut a sentence anywhere.
@@ -4022,6 +4021,7 @@ impl Evidence {
         if !lines.iter().any(|l| record(*l)) {
             return Ok(());
         }
+        let context = naming_words(&cell.unwrap_or_else(labelled));
         // A clause that names another record by its key attaches `q` to that record, alike
         // numbers there or not ("Pro also comes with a 99.95% uptime SLA" where 99.95% is
         // Enterprise's). A cell of the answer's table names its record by its row and
@@ -4886,14 +4886,17 @@ const COMPUTING: &[&str] = &[
 /// Whether a lowercased text names a comparison or a computation in words
 /// ([`COMPUTING`]: English ones as words' starts, Chinese ones anywhere).
 fn says_computing(lower: &str) -> bool {
-    let sp = spaced(lower);
-    COMPUTING.iter().any(|w| {
-        if w.is_ascii() {
-            sp.contains(&format!(" {w}"))
-        } else {
-            lower.contains(w)
-        }
-    })
+    // One automaton per side, built once: a search per word was most of a sentence's cues.
+    static WORDS: OnceLock<(AhoCorasick, AhoCorasick)> = OnceLock::new();
+    let (english, chinese) = WORDS.get_or_init(|| {
+        let (en, zh): (Vec<&str>, Vec<&str>) = COMPUTING.iter().partition(|w| w.is_ascii());
+        let en: Vec<String> = en.iter().map(|w| format!(" {w}")).collect();
+        (
+            AhoCorasick::new(en).expect("compiles"),
+            AhoCorasick::new(zh).expect("compiles"),
+        )
+    });
+    chinese.is_match(lower) || english.is_match(&spaced(lower))
 }
 
 /// Words naming a period, for rates converted by [`CONSTANTS`].
