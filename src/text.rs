@@ -9,21 +9,17 @@
 /// full-width `１２` becomes `12`. Both sides of a match go through this one function.
 pub fn normalize(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    let mut buf = Vec::new();
     let mut rest = s;
     while !rest.is_empty() {
         // A run of ASCII, byte by byte: most evidence is.
         let run = rest.bytes().take_while(u8::is_ascii).count();
         if run > 0 {
-            let bytes = &rest.as_bytes()[..run];
-            buf.clear();
-            buf.extend(
-                bytes
+            out.extend(
+                rest.as_bytes()[..run]
                     .iter()
                     .filter(|b| !b.is_ascii_whitespace())
-                    .map(u8::to_ascii_lowercase),
+                    .map(|b| char::from(b.to_ascii_lowercase())),
             );
-            out.push_str(std::str::from_utf8(&buf).unwrap_or_default());
             rest = &rest[run..];
             continue;
         }
@@ -52,7 +48,12 @@ pub fn normalize(s: &str) -> String {
             });
         }
     }
-    strip_thousands(&out)
+    // Most texts have no comma: nothing to strip, no second copy.
+    if out.contains(',') {
+        strip_thousands(&out)
+    } else {
+        out
+    }
 }
 
 /// A typographic hyphen, dash or minus as `-`; any other character as it is.

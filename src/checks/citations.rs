@@ -3,7 +3,7 @@
 //! string values), and cited URLs no call fetched or returned.
 
 /// What kind of fact a span is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FactKind {
     /// `https://...`

@@ -160,40 +160,70 @@ fn is_han(c: char) -> bool {
 /// Chinese character bigrams without function characters.
 pub(crate) fn words(folded: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut ascii = String::new();
-    let mut han: Vec<char> = Vec::new();
-    let flush_ascii = |w: &mut String, out: &mut Vec<String>| {
-        let t = w
-            .trim_matches(|c: char| c == '\'' || c == '.' || c == '-')
-            .to_ascii_lowercase();
-        if t.len() >= 2 && !STOP.contains(&t.as_str()) && !t.bytes().all(|b| b.is_ascii_digit()) {
-            out.push(t.trim_end_matches("'s").to_string());
+    each_word(folded, |w| out.push(w.to_string()));
+    out
+}
+
+/// [`words`] one by one, without a `String` each: a clause's role only counts them.
+pub(crate) fn each_word(folded: &str, mut f: impl FnMut(&str)) {
+    // An ASCII word and a run of Han characters are each contiguous in the text: read by
+    // where they start, one of them at a time.
+    let mut lower = String::new();
+    let mut ascii_word = |w: &str, f: &mut dyn FnMut(&str)| {
+        let t = w.trim_matches(|c: char| c == '\'' || c == '.' || c == '-');
+        lower.clear();
+        lower.push_str(t);
+        lower.make_ascii_lowercase();
+        let t = lower.as_str();
+        if t.len() >= 2 && !STOP.contains(&t) && !t.bytes().all(|b| b.is_ascii_digit()) {
+            // `trim_end_matches("'s")` without a substring searcher per word.
+            let mut t = t;
+            while let Some(stem) = t.strip_suffix("'s") {
+                t = stem;
+            }
+            f(t);
         }
-        w.clear();
     };
-    let flush_han = |h: &mut Vec<char>, out: &mut Vec<String>| {
-        for pair in h.windows(2) {
-            if !ZH_FUNCTION.contains(pair[0]) && !ZH_FUNCTION.contains(pair[1]) {
-                out.push(pair.iter().collect());
+    let han_bigrams = |run: &str, f: &mut dyn FnMut(&str)| {
+        let mut previous: Option<(usize, char)> = None;
+        for (i, c) in run.char_indices() {
+            if let Some((j, p)) = previous
+                && !ZH_FUNCTION.contains(p)
+                && !ZH_FUNCTION.contains(c)
+            {
+                f(&run[j..i + c.len_utf8()]);
+            }
+            previous = Some((i, c));
+        }
+    };
+    let mut ascii: Option<usize> = None;
+    let mut han: Option<usize> = None;
+    for (i, c) in folded.char_indices() {
+        if c.is_ascii_alphanumeric() || (matches!(c, '\'' | '-' | '_' | '.') && ascii.is_some()) {
+            if let Some(h) = han.take() {
+                han_bigrams(&folded[h..i], &mut f);
+            }
+            ascii.get_or_insert(i);
+        } else if is_han(c) {
+            if let Some(a) = ascii.take() {
+                ascii_word(&folded[a..i], &mut f);
+            }
+            han.get_or_insert(i);
+        } else {
+            if let Some(a) = ascii.take() {
+                ascii_word(&folded[a..i], &mut f);
+            }
+            if let Some(h) = han.take() {
+                han_bigrams(&folded[h..i], &mut f);
             }
         }
-        h.clear();
-    };
-    for c in folded.chars() {
-        if c.is_ascii_alphanumeric() || (matches!(c, '\'' | '-' | '_' | '.') && !ascii.is_empty()) {
-            flush_han(&mut han, &mut out);
-            ascii.push(c);
-        } else if is_han(c) {
-            flush_ascii(&mut ascii, &mut out);
-            han.push(c);
-        } else {
-            flush_ascii(&mut ascii, &mut out);
-            flush_han(&mut han, &mut out);
-        }
     }
-    flush_ascii(&mut ascii, &mut out);
-    flush_han(&mut han, &mut out);
-    out
+    if let Some(a) = ascii {
+        ascii_word(&folded[a..], &mut f);
+    }
+    if let Some(h) = han {
+        han_bigrams(&folded[h..], &mut f);
+    }
 }
 
 /// A word list matcher: ASCII entries match whole words (a trailing `*`, a word's start),
@@ -364,32 +394,49 @@ impl Vocabulary {
 /// Lowercase ASCII words separated by single spaces, padded with spaces; other characters
 /// kept (apostrophes stay inside words: `can't`).
 fn spaced(s: &str) -> String {
+    // Byte by byte, a character other than ASCII copied whole: every clause is spaced a
+    // few times over.
+    let b = s.as_bytes();
     let mut out = String::with_capacity(s.len() + 2);
     out.push(' ');
-    for c in s.chars() {
-        let c = match c {
-            '\u{2019}' | '\u{2018}' => '\'',
-            c => c,
+    // The last byte pushed (never a space's absence: `out` starts with one).
+    let mut last = b' ';
+    let mut i = 0;
+    while i < b.len() {
+        let len = match b[i] {
+            0x00..=0x7f => 1,
+            0xc0..=0xdf => 2,
+            0xe0..=0xef => 3,
+            _ => 4,
         };
-        // A word of ASCII ends where other script begins (`是empty的` holds `empty`).
-        let ascii_last = out.as_bytes().last().is_some_and(u8::is_ascii_alphanumeric);
-        if c.is_ascii_alphanumeric() || c == '\'' {
-            if !out.ends_with(' ') && !out.as_bytes().last().is_some_and(u8::is_ascii) {
+        // `’` and `‘` are apostrophes.
+        let c = match &b[i..i + len] {
+            [0xe2, 0x80, 0x98 | 0x99] => b'\'',
+            [c] => *c,
+            _ => 0x80,
+        };
+        if c.is_ascii_alphanumeric() || c == b'\'' {
+            // A word of ASCII starts where other script ends (`是empty的` holds `empty`).
+            if !last.is_ascii() {
                 out.push(' ');
             }
-            out.push(c.to_ascii_lowercase());
+            last = c.to_ascii_lowercase();
+            out.push(char::from(last));
         } else if c.is_ascii() {
-            if !out.ends_with(' ') {
+            if last != b' ' {
                 out.push(' ');
+                last = b' ';
             }
         } else {
-            if ascii_last {
+            if last.is_ascii_alphanumeric() {
                 out.push(' ');
             }
-            out.push(c);
+            out.push_str(&s[i..i + len]);
+            last = b[i + len - 1];
         }
+        i += len;
     }
-    if !out.ends_with(' ') {
+    if last != b' ' {
         out.push(' ');
     }
     out
@@ -732,43 +779,49 @@ impl Subject {
     /// `text` with the subject's words blanked: a word the question asks about
     /// ("timeout", "超时") says nothing of the process where it is the subject.
     fn mask(&self, text: &str) -> String {
-        let chars: Vec<char> = text.chars().collect();
-        let mut keep = vec![true; chars.len()];
+        // One pass over the text, pushing as it goes: a Han character is blanked by the
+        // pair it opens or by the one before it (`blank_next`).
+        let b = text.as_bytes();
+        let mut out = String::with_capacity(text.len());
+        let mut word = String::new();
+        let mut blank_next = false;
         let mut i = 0;
-        while i < chars.len() {
-            let c = chars[i];
-            if c.is_ascii_alphanumeric() {
+        while i < b.len() {
+            if b[i].is_ascii_alphanumeric() {
                 let start = i;
-                while i < chars.len()
-                    && (chars[i].is_ascii_alphanumeric() || matches!(chars[i], '_' | '-'))
-                {
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || matches!(b[i], b'_' | b'-')) {
                     i += 1;
                 }
-                let w: String = chars[start..i]
-                    .iter()
-                    .collect::<String>()
-                    .to_ascii_lowercase();
-                if self.words.contains(&w) {
-                    keep[start..i].iter_mut().for_each(|k| *k = false);
+                word.clear();
+                word.push_str(&text[start..i]);
+                word.make_ascii_lowercase();
+                if self.words.contains(&word) {
+                    out.extend(std::iter::repeat_n(' ', i - start));
+                } else {
+                    out.push_str(&text[start..i]);
                 }
+                blank_next = false;
                 continue;
             }
-            if is_han(c) && i + 1 < chars.len() && is_han(chars[i + 1]) {
-                let pair: String = chars[i..i + 2].iter().collect();
+            let c = text[i..].chars().next().unwrap_or(' ');
+            let len = c.len_utf8();
+            let mut blank = std::mem::take(&mut blank_next);
+            if is_han(c)
+                && let Some(n) = text[i + len..].chars().next()
+                && is_han(n)
+            {
+                let pair = &text[i..i + len + n.len_utf8()];
                 // Content words only: "有没有 SSO" does not make 没有 the subject's.
                 let grammatical = ZH_PREDICATE.iter().any(|m| pair.contains(m));
-                if !grammatical && self.words.contains(&pair) {
-                    keep[i] = false;
-                    keep[i + 1] = false;
+                if !grammatical && self.words.contains(pair) {
+                    blank = true;
+                    blank_next = true;
                 }
             }
-            i += 1;
+            out.push(if blank { ' ' } else { c });
+            i += len;
         }
-        chars
-            .iter()
-            .zip(keep)
-            .map(|(c, k)| if k { *c } else { ' ' })
-            .collect()
+        out
     }
 }
 
@@ -1560,9 +1613,15 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
         return Role::Question;
     }
     let sp = spaced(text);
-    let ws = words(text);
-    let named = ws.iter().any(|w| subject.words.contains(w));
-    let beyond = ws.iter().any(|w| !subject.words.contains(w));
+    let (mut ws, mut named, mut beyond) = (0usize, false, false);
+    each_word(text, |w| {
+        ws += 1;
+        if subject.words.contains(w) {
+            named = true;
+        } else {
+            beyond = true;
+        }
+    });
     let declines = declines(text, &sp, vocab);
     let hedge = vocab.hedge.hit(text, &sp) && !declines;
     // An interrogative word asks unless a hedge makes the clause a guess about the subject
@@ -1603,7 +1662,7 @@ fn role(text: &str, subject: &Subject, vocab: &Vocabularies) -> Role {
     }
     // A hedged statement that is not about the process is a guess about the subject
     // ("这类退款一般都是原路退回"), named or not.
-    if (named && beyond) || (hedge && ws.len() >= 2) {
+    if (named && beyond) || (hedge && ws >= 2) {
         return Role::Subject;
     }
     Role::Neutral
@@ -1645,9 +1704,11 @@ fn redirects(text: &str, sp: &str, vocab: &Vocabularies) -> bool {
         " double check",
     ];
     let t = format!(" {} ", sp.to_lowercase());
+    // `memmem`, not `str::find`: no searcher built per word and clause.
+    let find = |hay: &str, w: &str| memchr::memmem::find(hay.as_bytes(), w.as_bytes());
     VIA.iter()
-        .filter_map(|v| t.find(v).map(|at| at + v.len()))
-        .any(|from| CHECK.iter().any(|c| t[from..].contains(c)))
+        .filter_map(|v| find(&t, v).map(|at| at + v.len()))
+        .any(|from| CHECK.iter().any(|c| find(&t[from..], c).is_some()))
 }
 
 /// Whether a clause declines to answer: declining words, inability in the agent's voice
@@ -1777,18 +1838,18 @@ impl Spans {
 fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
     let mut taken = Spans::default();
     let mut out: Vec<Claim> = Vec::new();
-    let mut seen: HashSet<String> = HashSet::new();
+    let mut seen: HashSet<(FactKind, usize, String)> = HashSet::new();
     let overlaps =
         |taken: &Spans, s: usize, e: usize| taken.near(s, e).any(|(a, b)| s < b && a < e);
     let push = |out: &mut Vec<Claim>,
-                seen: &mut HashSet<String>,
+                seen: &mut HashSet<(FactKind, usize, String)>,
                 text: &str,
                 kind: FactKind,
                 q: Option<Quantity>,
                 at: usize| {
         // Each fact once per clause: the same number in two rows is checked in each.
         let clause = clause_of(clauses, at);
-        if seen.insert(format!("{kind:?}:{clause}:{}", text.to_lowercase())) {
+        if seen.insert((kind, clause, text.to_lowercase())) {
             out.push(Claim {
                 fact: Fact {
                     text: text.to_string(),
@@ -1803,7 +1864,7 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
     // An identifier read at `at`: its span taken, the fact pushed.
     let identifier = |taken: &mut Spans,
                       out: &mut Vec<Claim>,
-                      seen: &mut HashSet<String>,
+                      seen: &mut HashSet<(FactKind, usize, String)>,
                       t: &str,
                       at: usize| {
         taken.push(at, at + t.len());
@@ -1832,12 +1893,18 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
         }
         identifier(&mut taken, &mut out, &mut seen, t, m.start());
     }
-    for caps in quote_re().captures_iter(folded) {
-        let m = caps.get(0).expect("match");
+    for m in quote_re().find_iter(folded) {
         if overlaps(&taken, m.start(), m.end()) {
             continue;
         }
-        let inner = (1..=4).find_map(|i| caps.get(i)).map_or("", |g| g.as_str());
+        // Between the quotation marks (each alternative's group): read from the match, as
+        // captures would take the slow engine for every quotation.
+        let inner = {
+            let q = m.as_str();
+            let open = q.chars().next().map_or(0, char::len_utf8);
+            let close = q.chars().next_back().map_or(0, char::len_utf8);
+            &q[open..q.len() - close]
+        };
         // A quoted single word or name is a term, not a quotation; quoted sentences are
         // speech (a persona's lines), read clause by clause like the rest of the answer.
         let speech = inner
@@ -1870,9 +1937,22 @@ fn extract_claims(folded: &str, clauses: &[Clause]) -> Vec<Claim> {
         quantity_spans.push(q.start, q.end);
     }
     let csv_headers = csv_headers(folded);
-    for caps in token_re().captures_iter(folded) {
-        let Some(m) = caps.get(1).or_else(|| caps.get(2)) else {
-            continue;
+    for whole in token_re().find_iter(folded) {
+        // A word (the second group) or a flag opening the text is the whole match; only a
+        // flag after the character before it needs the groups (captures are slow, and a
+        // search for every word of the answer).
+        let caps;
+        let m = if whole
+            .as_str()
+            .starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-')
+        {
+            whole
+        } else {
+            caps = token_re().captures_at(folded, whole.start());
+            let Some(m) = caps.as_ref().and_then(|c| c.get(1)) else {
+                continue;
+            };
+            m
         };
         let t = m.as_str().trim_end_matches(['.', ':', '/']);
         // A one-letter flag is a fact where it stands as code on its own (`-t`).
@@ -2244,8 +2324,15 @@ fn list_marker(folded: &str, q: &Quantity) -> bool {
         || before.ends_with('#')
         || (before.trim_end().ends_with("第")
             && (own_list_item(folded, q) || after.trim_start().starts_with('步')))
-        || before.to_ascii_lowercase().ends_with("step ")
-        || before.to_ascii_lowercase().ends_with("option ")
+        || ends_with_ignore_ascii_case(before, "step ")
+        || ends_with_ignore_ascii_case(before, "option ")
+}
+
+/// `text.to_ascii_lowercase().ends_with(suffix)` for a lowercase ASCII `suffix`, without
+/// a copy of the text (a copy of the answer up to each of its numbers).
+fn ends_with_ignore_ascii_case(text: &str, suffix: &str) -> bool {
+    text.len() >= suffix.len()
+        && text.as_bytes()[text.len() - suffix.len()..].eq_ignore_ascii_case(suffix.as_bytes())
 }
 
 /// Whether a clock time opens its line as one of a log's entries: another line opens
@@ -2792,7 +2879,7 @@ impl Evidence {
             let mut counted = HashSet::new();
             for (i, (q, _)) in qs.iter().enumerate() {
                 let i = i as u32;
-                if q.dim == Dim::Plain && !q.word.is_empty() {
+                if q.dim == Dim::Plain && !q.word.is_empty() && !counted.contains(&q.word) {
                     counted.insert(q.word.clone());
                 }
                 if q.dim == Dim::Date {
@@ -4136,7 +4223,6 @@ impl Evidence {
             };
             format!("{label} {}", &analysis.folded[clause.start..clause.end])
         };
-        let context = naming_words(&cell.unwrap_or_else(labelled));
         let like = |e: &Quantity| like_quantities(q, e);
         // Only records say what a number is attached to: table rows, `label: value` lines,
         // list items; a line of wrapped prose may cut a sentence anywhere.
@@ -4144,6 +4230,7 @@ impl Evidence {
         if !lines.iter().any(|l| record(*l)) {
             return Ok(());
         }
+        let context = naming_words(&cell.unwrap_or_else(labelled));
         // A clause that names another record by its key attaches `q` to that record, alike
         // numbers there or not ("Pro also comes with a 99.95% uptime SLA" where 99.95% is
         // Enterprise's). A cell of the answer's table names its record by its row and
@@ -5039,14 +5126,17 @@ const COMPUTING: &[&str] = &[
 /// Whether a lowercased text names a comparison or a computation in words
 /// ([`COMPUTING`]: English ones as words' starts, Chinese ones anywhere).
 fn says_computing(lower: &str) -> bool {
-    let sp = spaced(lower);
-    COMPUTING.iter().any(|w| {
-        if w.is_ascii() {
-            sp.contains(&format!(" {w}"))
-        } else {
-            lower.contains(w)
-        }
-    })
+    // One automaton per side, built once: a search per word was most of a sentence's cues.
+    static WORDS: OnceLock<(AhoCorasick, AhoCorasick)> = OnceLock::new();
+    let (english, chinese) = WORDS.get_or_init(|| {
+        let (en, zh): (Vec<&str>, Vec<&str>) = COMPUTING.iter().partition(|w| w.is_ascii());
+        let en: Vec<String> = en.iter().map(|w| format!(" {w}")).collect();
+        (
+            AhoCorasick::new(en).expect("compiles"),
+            AhoCorasick::new(zh).expect("compiles"),
+        )
+    });
+    chinese.is_match(lower) || english.is_match(&spaced(lower))
 }
 
 /// Words naming a period, for rates converted by [`CONSTANTS`].

@@ -482,10 +482,23 @@ fn suffix_unit(rest: &str) -> Option<(usize, Unit)> {
         ("块", 'Y', 1.0),
         ("蚊", 'Y', 1.0),
     ];
-    // Per number in the evidence: the first byte rules out most of the table at once.
+    // Per number in the evidence: the first byte rules out most of the table at once —
+    // the entries each first byte can open, in the table's order, listed once.
+    static BY_FIRST: OnceLock<Vec<Vec<u8>>> = OnceLock::new();
+    let by_first = BY_FIRST.get_or_init(|| {
+        (0..=255u8)
+            .map(|b| {
+                (0..TABLE.len())
+                    .filter(|&i| TABLE[i].0.as_bytes()[0].eq_ignore_ascii_case(&b))
+                    .map(|i| u8::try_from(i).expect("a table of fewer than 256 units"))
+                    .collect()
+            })
+            .collect()
+    });
     let first = rest.as_bytes().first()?;
-    for (text, kind, scale) in TABLE {
-        if !text.as_bytes()[0].eq_ignore_ascii_case(first) || !starts_ci(rest, text) {
+    for &i in &by_first[usize::from(*first)] {
+        let (text, kind, scale) = &TABLE[usize::from(i)];
+        if !starts_ci(rest, text) {
             continue;
         }
         // An ASCII unit must end at a word boundary: `5 secs` yes, `5 seats` no.

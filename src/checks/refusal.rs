@@ -31,7 +31,9 @@ fn sentence_refuses(sentence: &str, l: &Lexicon) -> bool {
     // Word starts for `i ` / `we `: mark spaces before normalizing them away.
     let marked: String = format!(" {} ", sentence.to_lowercase()).replace(' ', "\u{1}");
     let n = normalize(&marked.replace('\u{1}', " ")).replace(' ', "");
-    let spaced = normalize_keep_marks(&marked);
+    // The marks (ASCII, not whitespace) stay where they are through `normalize`, and no
+    // thousands separator is read across one: the same as normalizing word by word.
+    let spaced = normalize(&marked);
     let has = |list: &Phrases| list.any_in(&n, &spaced);
     // A failure named as a condition ("retry whenever a request timed out", "if the API
     // is down, back off") is advice, not a report of this request's failure.
@@ -104,14 +106,6 @@ fn conditional(spaced: &str) -> bool {
     EN.iter()
         .any(|w| spaced.contains(&format!("\u{1}{}\u{1}", w.replace(' ', "\u{1}"))))
         || ZH.iter().any(|w| spaced.contains(w))
-}
-
-/// Normalized, keeping the word-boundary marks.
-fn normalize_keep_marks(s: &str) -> String {
-    s.split('\u{1}')
-        .map(normalize)
-        .collect::<Vec<_>>()
-        .join("\u{1}")
 }
 
 fn sentences(text: &str) -> Vec<&str> {
