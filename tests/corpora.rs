@@ -27,6 +27,9 @@ const BELOW_FLOOR: &[(&str, &str, f64)] = &[
     ("fresh-23", "added_fact", 0.94),
     ("fresh-25", "added_fact", 0.94),
     ("fresh-26", "added_fact", 0.91),
+    ("fresh-27", "added_fact", 0.94),
+    ("fresh-27", "refusal", 0.92),
+    ("fresh-27", "silent_degradation_precision", 0.93),
 ];
 
 fn floor(corpus: &str, class: &str) -> f64 {
